@@ -1,0 +1,149 @@
+"""The Domain interface: everything one benchmark family knows, shared by its benchmark and simulator envs."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from genenv_gym.task import Task
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The official metric's judgement of one action (or one whole episode) on a task.
+
+    ``reward`` is in [0, 1]; ``success`` is what the curriculum counts; ``error_type`` and ``error`` say
+    why an action failed (the benchmark's own error strings where it has them).
+    """
+
+    reward: float
+    success: bool
+    error_type: str | None = None
+    error: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def info(self) -> dict[str, Any]:
+        """The fields an env puts in its ``info`` dict."""
+        info: dict[str, Any] = {"success": self.success, "error_type": self.error_type}
+        if self.error is not None:
+            info["error"] = self.error
+        info.update(self.details)
+        return info
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one agent action does to an episode, in Gymnasium's terms."""
+
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+class Episode(ABC):
+    """One agent's interaction with one task; multi-turn domains keep their state here."""
+
+    def __init__(self, task: Task, observation: str) -> None:
+        self.task = task
+        self.observation = observation
+        self.done = False
+
+    @abstractmethod
+    def step(self, action: str) -> StepResult:
+        """Apply one agent action."""
+
+    @abstractmethod
+    def oracle_action(self) -> str:
+        """An action the expert would take now (the reference answer for single-turn tasks)."""
+
+    @abstractmethod
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A well-formed but uninformed action in the current state: the random baseline."""
+
+    def invalid_action(self, error_type: str, error: str) -> StepResult:
+        """An action the env refused before parsing it (longer than the action space allows).
+
+        By default the episode ends with reward 0 and the error; multi-turn episodes may instead count it as
+        one step in which nothing happens.
+        """
+        self.done = True
+        info = {"success": False, "error_type": error_type, "error": error}
+        return StepResult(self.observation, 0.0, True, False, info)
+
+
+class SingleTurnEpisode(Episode):
+    """The agent answers once; the verdict ends the episode."""
+
+    def __init__(self, domain: Domain, task: Task) -> None:
+        super().__init__(task, domain.render(task))
+        self.domain = domain
+
+    def step(self, action: str) -> StepResult:
+        verdict = self.domain.verify(self.task, action)
+        self.done = True
+        return StepResult(self.observation, float(verdict.reward), True, False, verdict.info())
+
+    def oracle_action(self) -> str:
+        return self.domain.oracle_action(self.task)
+
+    def random_action(self, rng: np.random.Generator) -> str:
+        return self.domain.random_action(self.task, rng)
+
+
+class Domain(ABC):
+    """One benchmark family: load, render, parse, verify, validate and generate its tasks.
+
+    Subclasses set ``name`` and ``num_levels`` (the number of procedural difficulty levels) and implement
+    the abstract methods. ``start_episode`` defaults to a single-turn episode whose one action is
+    graded by ``verify``; multi-turn domains return their own Episode, and ``verify`` then grades a
+    whole transcript of actions (or the single-step variant the domain defines).
+    """
+
+    name: str = ""
+    num_levels: int = 1
+
+    @abstractmethod
+    def categories(self) -> tuple[str, ...]:
+        """The categories (or task types) the official metric is reported by."""
+
+    @abstractmethod
+    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
+        """Official benchmark records as Tasks (all categories when ``categories`` is None)."""
+
+    @abstractmethod
+    def render(self, task: Task) -> str:
+        """The observation text the agent sees for a task."""
+
+    @abstractmethod
+    def verify(self, task: Task, action: str) -> Verdict:
+        """Grade an agent action with the official metric. Never raises on any string."""
+
+    @abstractmethod
+    def validate(self, task: Task) -> list[str]:
+        """Reasons a (generated) task is malformed or unsolvable; empty when it is valid."""
+
+    @abstractmethod
+    def generate(self, level: int, rng: np.random.Generator) -> Task:
+        """A procedurally generated task at difficulty ``level`` in ``[0, num_levels)``."""
+
+    @abstractmethod
+    def oracle_action(self, task: Task) -> str:
+        """An action the verifier accepts (the reference answer rendered as agent output)."""
+
+    @abstractmethod
+    def random_action(self, task: Task, rng: np.random.Generator) -> str:
+        """A well-formed but uninformed action: the random baseline."""
+
+    def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
+        """The benchmark's summary scores from per-category accuracies (none by default)."""
+        return {}
+
+    def start_episode(self, task: Task) -> Episode:
+        """Begin an interaction with ``task``."""
+        return SingleTurnEpisode(self, task)

@@ -1,0 +1,47 @@
+"""Reading BFCL v4's official question and possible-answer files (JSON Lines despite ``.json``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from genenv_gym.data_dir import benchmark_file, data_root
+from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, answer_file, question_file
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@lru_cache(maxsize=64)
+def _load_category(category: str, root: str) -> tuple[dict[str, Any], ...]:
+    questions = read_jsonl(benchmark_file("bfcl", question_file(category), root))
+    if category in NO_GROUND_TRUTH:
+        return tuple({**q, "ground_truth": None} for q in questions)
+    answers = {
+        a["id"]: a["ground_truth"] for a in read_jsonl(benchmark_file("bfcl", answer_file(category), root))
+    }
+    missing = [q["id"] for q in questions if q["id"] not in answers]
+    if missing:
+        raise ValueError(f"bfcl/{answer_file(category)} has no possible answer for {missing[:5]}")
+    return tuple({**q, "ground_truth": answers[q["id"]]} for q in questions)
+
+
+def load_records(
+    categories: Sequence[str] | None = None, data_dir: str | None = None
+) -> list[dict[str, Any]]:
+    """Records of the given AST categories, each with ``category`` and ``ground_truth`` (None if none).
+
+    Raises MissingDataError (saying where the files go) when a file is absent, ValueError for an
+    unknown category.
+    """
+    chosen = tuple(categories) if categories else AST_CATEGORIES
+    unknown = [c for c in chosen if c not in AST_CATEGORIES]
+    if unknown:
+        raise ValueError(f"unknown BFCL categories {unknown}; choose from {list(AST_CATEGORIES)}")
+    root = str(data_root(data_dir))
+    return [{**record, "category": c} for c in chosen for record in _load_category(c, root)]

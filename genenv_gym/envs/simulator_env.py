@@ -1,0 +1,170 @@
+"""``GenEnv-Sim-<Domain>-v0``: the generative simulator as an environment."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from genenv_gym.curriculum import CurriculumConfig
+from genenv_gym.domain import Domain, Episode
+from genenv_gym.envs.benchmark_env import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, EpisodeRunner, task_info
+from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
+from genenv_gym.skill import SkillEstimate, SkillTracker
+from genenv_gym.spaces import UnicodeText
+from genenv_gym.task import Task
+
+
+class SimulatorEnv(gym.Env):
+    """Tasks written by an environment policy at the agent's current skill, on the domain's own verifier.
+
+    ## Description
+    ``reset()`` serves a task proposed by the simulator (the environment policy). Each proposed task is
+    served for ``curriculum.attempts`` consecutive episodes (default 4); the agent's successes on them
+    give the task's empirical success ``p``. Then the simulator is updated with the outcome: its
+    alpha-curriculum reward ``R_env(p) = exp(-beta (p - alpha)^2)``, and a reward-weighted regression
+    step on the outcomes inside the band ``|p - alpha| <= k_min``. Over episodes the simulator settles
+    on tasks the agent solves about ``alpha`` of the time, and follows the agent as it improves. Any RL
+    library that only knows ``reset``/``step`` gets this curriculum without knowing about it.
+
+    ## Observation and action spaces
+    As the domain's benchmark env: ``UnicodeText`` prompt, ``UnicodeText`` answer. Generated tasks are
+    graded by the same verifier as benchmark tasks.
+
+    ## Rewards
+    The domain's official metric on the served task (1.0 / 0.0 for single-turn domains).
+
+    ## Episode end
+    As the domain's benchmark env (one step for single-turn domains).
+
+    ## Info
+    ``reset``: the task (``task_id``, ``category``, ``level``, ``difficulty``, ``messages``, ``tools``),
+    ``attempt`` (0-based index of this attempt at the task). ``step``, once the episode ends: the
+    verdict (``success``, ``error_type``, ``error``), ``p`` (the task's running success over its
+    attempts so far), ``alpha_reward`` (``R_env(p)`` of that running ``p``), ``level``; after the last
+    attempt also ``in_band`` and ``sim_update`` (the update's statistics).
+
+    ## Arguments
+    - ``domain``: a domain name (``"bfcl"``) or a Domain instance; ``domain_kwargs`` configure it.
+    - ``simulator``: ``"procedural"`` (default) or a Simulator instance; ``simulator_kwargs`` configure
+      the procedural one.
+    - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda).
+    - ``batch_size``: tasks proposed per refill of the queue.
+    - ``skill_decay``: forgetting factor of the agent's skill tracker.
+
+    ``reset(seed=s)`` clears the queue of proposals, so the same seed gives the same task for the same
+    simulator state (the simulator keeps what it has learned). ``reset(options={"task": Task})`` serves
+    a given task once, outside the curriculum.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        domain: str | Domain = "bfcl",
+        simulator: str | Simulator = "procedural",
+        curriculum: CurriculumConfig | dict | None = None,
+        batch_size: int = 8,
+        skill_decay: float = 0.95,
+        domain_kwargs: dict[str, Any] | None = None,
+        simulator_kwargs: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        from genenv_gym.registration import make_domain
+
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.domain = make_domain(domain, **(domain_kwargs or {})) if isinstance(domain, str) else domain
+        if isinstance(curriculum, dict):
+            curriculum = CurriculumConfig(**curriculum)
+        self.curriculum = curriculum or CurriculumConfig()
+        if simulator == "procedural":
+            simulator = ProceduralSimulator(self.domain, self.curriculum, **(simulator_kwargs or {}))
+        elif isinstance(simulator, str):
+            raise ValueError(
+                f"unknown simulator {simulator!r}; use 'procedural' or pass a Simulator instance"
+            )
+        self.simulator: Simulator = simulator
+        self.tracker = SkillTracker(self.domain.num_levels, self.curriculum.alpha, skill_decay)
+        self.batch_size = batch_size
+        self.render_mode = render_mode
+        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(MAX_ACTION_CHARS)
+        self._queue: deque[tuple[Task, SkillEstimate]] = deque()
+        self._runner = EpisodeRunner()
+        self.task: Task | None = None
+        self._context: SkillEstimate | None = None
+        self._in_curriculum = False
+        self._attempts = 0
+        self._successes = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        if seed is not None:
+            self._queue.clear()
+            self.task = None
+        if "task" in options:
+            self._serve(options["task"], context=None, in_curriculum=False)
+        elif self.task is None or not self._in_curriculum or self._attempts >= self.curriculum.attempts:
+            if not self._queue:
+                context = self.tracker.estimate()
+                proposals = self.simulator.propose(self.batch_size, context, self.np_random)
+                self._queue.extend((task, context) for task in proposals)
+            task, context = self._queue.popleft()
+            self._serve(task, context, in_curriculum=True)
+        self._runner.start(self.domain.start_episode(self.task))
+        info = task_info(self.task)
+        info["attempt"] = self._attempts
+        return self._runner.episode.observation, info
+
+    def _serve(self, task: Task, context: SkillEstimate | None, in_curriculum: bool) -> None:
+        if not isinstance(task, Task) or task.domain != self.domain.name:
+            raise ValueError(f"options['task'] must be a {self.domain.name} Task")
+        self.task, self._context, self._in_curriculum = task, context, in_curriculum
+        self._attempts = self._successes = 0
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self._runner.step(action)
+        info["task_id"] = self.task.id
+        info["level"] = self.task.level
+        if terminated or truncated:
+            self._record(bool(info.get("success", False)), info)
+        return obs, reward, terminated, truncated, info
+
+    def _record(self, success: bool, info: dict[str, Any]) -> None:
+        self.tracker.update(min(self.task.level, self.domain.num_levels - 1), success)
+        self._attempts += 1
+        self._successes += int(success)
+        p = self._successes / self._attempts
+        info["p"] = p
+        info["alpha_reward"] = self.curriculum.reward(p)
+        if self._in_curriculum and self._attempts == self.curriculum.attempts:
+            info["in_band"] = self.curriculum.in_band(p)
+            outcome = Outcome(self.task, self._successes, self._attempts, self._context)
+            info["sim_update"] = self.simulator.update([outcome])
+
+    @property
+    def episode(self) -> Episode | None:
+        """The episode in progress (None before the first reset)."""
+        return self._runner.episode
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._runner.episode.observation if self._runner.episode else ""
+        return None
+
+    def curriculum_state(self) -> dict[str, Any]:
+        """The simulator's policy, its running counts and the agent's skill estimate."""
+        state: dict[str, Any] = {"skill": self.tracker.estimate().to_dict()}
+        if isinstance(self.simulator, ProceduralSimulator):
+            state["level_probs"] = self.simulator.probs.tolist()
+            state["mean_level"] = self.simulator.mean_level()
+            state["stats"] = asdict(self.simulator.stats)
+        return state

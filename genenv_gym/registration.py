@@ -1,0 +1,69 @@
+"""The registry of env ids and domains. Entry points are strings, so registering imports nothing heavy."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from gymnasium.envs.registration import register, registry
+
+from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, env_suffix
+
+#: Domain name -> "module:Class" of its Domain.
+DOMAINS: dict[str, str] = {
+    "bfcl": "genenv_gym.envs.bfcl.domain:BFCLDomain",
+}
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One registered env id."""
+
+    id: str
+    entry_point: str
+    description: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def _bfcl_entries() -> list[EnvEntry]:
+    entry = "genenv_gym.envs.bfcl.env:BFCLEnv"
+    entries = [
+        EnvEntry("GenEnv-BFCL-v0", entry, "BFCL v4, all 13 single-turn AST categories (official AST metric)")
+    ]
+    entries += [
+        EnvEntry(
+            f"GenEnv-BFCL-{env_suffix(c)}-v0",
+            entry,
+            f"BFCL v4 category {c} (official AST metric)",
+            {"categories": [c]},
+        )
+        for c in AST_CATEGORIES
+    ]
+    entries.append(
+        EnvEntry(
+            "GenEnv-Sim-BFCL-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "BFCL-style tasks generated at the agent's skill by the alpha-curriculum simulator",
+            {"domain": "bfcl"},
+        )
+    )
+    return entries
+
+
+ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries())
+
+
+def register_envs() -> None:
+    """Register every genenv-gym env id with Gymnasium (idempotent)."""
+    for entry in ENV_ENTRIES:
+        if entry.id not in registry:
+            register(id=entry.id, entry_point=entry.entry_point, kwargs=dict(entry.kwargs))
+
+
+def make_domain(name: str, **kwargs: Any):
+    """Instantiate a Domain by name (``"bfcl"``), importing it only now."""
+    if name not in DOMAINS:
+        raise ValueError(f"unknown domain {name!r}; known domains: {sorted(DOMAINS)}")
+    module, cls = DOMAINS[name].split(":")
+    return getattr(importlib.import_module(module), cls)(**kwargs)

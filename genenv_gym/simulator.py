@@ -1,0 +1,156 @@
+"""The environment policy: the Simulator protocol and the ProceduralSimulator.
+
+A simulator proposes tasks for the agent's current skill and learns from how the agent fared on them:
+every completed task yields an ``Outcome`` (successes out of attempts), whose alpha-curriculum reward
+``R_env(p)`` drives a reward-weighted regression update of the simulator.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from genenv_gym.curriculum import CurriculumConfig, empirical_success
+from genenv_gym.domain import Domain
+from genenv_gym.rwr import rwr_categorical_step
+from genenv_gym.skill import SkillEstimate
+from genenv_gym.task import Task
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the agent fared on one proposed task: ``successes`` out of ``attempts``."""
+
+    task: Task
+    successes: int
+    attempts: int
+    context: SkillEstimate | None = None
+
+    @property
+    def p(self) -> float:
+        """The empirical success ``p_hat``."""
+        return empirical_success(self.successes, self.attempts)
+
+
+@runtime_checkable
+class Simulator(Protocol):
+    """An environment policy: proposes tasks at a skill level and learns from outcomes."""
+
+    def propose(self, n: int, skill: SkillEstimate, rng: np.random.Generator) -> list[Task]:
+        """``n`` validated tasks for an agent of the given skill."""
+        ...
+
+    def update(self, outcomes: Sequence[Outcome]) -> dict[str, float]:
+        """Learn from outcomes; returns statistics of the update."""
+        ...
+
+
+@dataclass
+class ProceduralSimulatorStats:
+    """Running counts a ProceduralSimulator reports through the env's ``info``."""
+
+    proposed: int = 0
+    rejected: Counter = field(default_factory=Counter)
+    outcomes: int = 0
+    kept: int = 0
+    updates: int = 0
+
+
+class ProceduralSimulator:
+    """A learnable categorical distribution over a domain's difficulty levels, trained by RWR.
+
+    ``propose`` samples a level from the distribution and asks the domain to generate a task there;
+    tasks that fail the domain's validation are rejected with their reason counted and redrawn. The
+    skill estimate is the conditioning context recorded with each outcome; this policy reads the agent
+    only through the outcomes (the ``min_prob`` floor keeps it exploring every level), which keeps its
+    proposals a function of its parameters and the random generator alone. ``update`` scores each
+    outcome with ``R_env(p)``, drops those with ``|p - alpha| > k_min``, and moves the distribution
+    toward the kept levels weighted by ``exp(lambda * R_env)``, within ``max_kl`` per update.
+
+    Args:
+        domain: the domain that generates and validates tasks.
+        curriculum: alpha, beta, k_min, attempts and lambda.
+        step_size: the largest mixing step toward the regression target.
+        max_kl: the cap on ``KL(new || old)`` of one update.
+        min_prob: floor on every level's probability, so the policy can follow a changing agent.
+        max_retries: redraws allowed for one task before proposal fails with the rejection reasons.
+    """
+
+    def __init__(
+        self,
+        domain: Domain,
+        curriculum: CurriculumConfig | None = None,
+        step_size: float = 0.3,
+        max_kl: float = 0.2,
+        min_prob: float = 0.01,
+        max_retries: int = 20,
+    ) -> None:
+        if not 0.0 < step_size <= 1.0:
+            raise ValueError(f"step_size must be in (0, 1], got {step_size}")
+        if not 0.0 <= min_prob * domain.num_levels <= 1.0:
+            raise ValueError(f"min_prob * num_levels must be <= 1, got {min_prob * domain.num_levels}")
+        self.domain = domain
+        self.curriculum = curriculum or CurriculumConfig()
+        self.step_size = step_size
+        self.max_kl = max_kl
+        self.min_prob = min_prob
+        self.max_retries = max_retries
+        self.probs = np.full(domain.num_levels, 1.0 / domain.num_levels)
+        self.stats = ProceduralSimulatorStats()
+
+    def propose(self, n: int, skill: SkillEstimate, rng: np.random.Generator) -> list[Task]:
+        return [self._propose_one(rng) for _ in range(n)]
+
+    def _propose_one(self, rng: np.random.Generator) -> Task:
+        reasons: list[str] = []
+        for _ in range(self.max_retries):
+            level = int(rng.choice(self.domain.num_levels, p=self.probs))
+            task = self.domain.generate(level, rng)
+            self.stats.proposed += 1
+            problems = self.domain.validate(task)
+            if not problems:
+                return task
+            self.stats.rejected.update(problems)
+            reasons.extend(problems)
+        raise RuntimeError(
+            f"{self.domain.name}: {self.max_retries} generated tasks in a row failed validation: "
+            f"{sorted(set(reasons))}"
+        )
+
+    def update(self, outcomes: Sequence[Outcome]) -> dict[str, float]:
+        cfg = self.curriculum
+        kept = [o for o in outcomes if cfg.in_band(o.p)]
+        self.stats.outcomes += len(outcomes)
+        self.stats.kept += len(kept)
+        levels = [o.task.level for o in kept]
+        weights = [cfg.rwr_weight(o.p) for o in kept]
+        self.probs, kl = rwr_categorical_step(
+            self.probs, levels, weights, self.step_size, self.max_kl, self.min_prob
+        )
+        if kept:
+            self.stats.updates += 1
+        rewards = [cfg.reward(o.p) for o in outcomes]
+        return {
+            "outcomes": float(len(outcomes)),
+            "kept": float(len(kept)),
+            "mean_r_env": float(np.mean(rewards)) if rewards else 0.0,
+            "kl": kl,
+            "mean_level": self.mean_level(),
+        }
+
+    def mean_level(self) -> float:
+        """The expected difficulty level under the current policy."""
+        return float(np.dot(self.probs, np.arange(len(self.probs))))
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"probs": self.probs.tolist()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        probs = np.asarray(state["probs"], dtype=float)
+        if probs.shape != self.probs.shape:
+            raise ValueError(f"expected {self.probs.shape[0]} level probabilities, got {probs.shape[0]}")
+        self.probs = probs

@@ -1,0 +1,35 @@
+"""Shared test setup: one torch thread, and the real-data directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+try:  # torch is optional; when present it must not oversubscribe the two CI cores
+    import torch
+
+    torch.set_num_threads(1)
+except ImportError:
+    pass
+
+SHARED_DATA = Path(
+    os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")
+)
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir() -> Path:
+    """The real benchmark data. Missing data fails under CI (CI=true) and skips elsewhere."""
+    if not (SHARED_DATA / "bfcl").is_dir():
+        message = f"real benchmark data not found at {SHARED_DATA} (set GENENV_DATA_DIR)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return SHARED_DATA
+
+
+import sys  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as toy_domain

@@ -1,0 +1,92 @@
+import math
+
+import numpy as np
+import pytest
+from toy_domain import CountingDomain
+
+from genenv_gym.curriculum import CurriculumConfig
+from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
+from genenv_gym.skill import SkillTracker
+from genenv_gym.task import Task
+
+
+def success_probability(level: int, skill: float = 5.0) -> float:
+    return 1.0 / (1.0 + math.exp(-1.5 * (skill - level)))
+
+
+def run_curriculum(simulator, rng, rounds, skill=5.0):
+    tracker = SkillTracker(simulator.domain.num_levels)
+    ps = []
+    for _ in range(rounds):
+        outcomes = []
+        for task in simulator.propose(8, tracker.estimate(), rng):
+            k = int(rng.binomial(4, success_probability(task.level, skill)))
+            outcomes.append(Outcome(task, k, 4))
+            ps.append(success_probability(task.level, skill))
+        simulator.update(outcomes)
+    return ps
+
+
+def test_procedural_simulator_is_a_simulator():
+    assert isinstance(ProceduralSimulator(CountingDomain()), Simulator)
+
+
+def test_settles_where_agent_succeeds_half_the_time():
+    rng = np.random.default_rng(0)
+    simulator = ProceduralSimulator(CountingDomain())
+    ps = run_curriculum(simulator, rng, rounds=150)
+    late = np.mean(ps[-400:])
+    assert 0.4 <= late <= 0.6, late
+    assert abs(simulator.mean_level() - 5.0) < 1.0
+    assert simulator.stats.kept > 0
+
+
+def test_follows_an_improving_agent():
+    rng = np.random.default_rng(1)
+    simulator = ProceduralSimulator(CountingDomain())
+    run_curriculum(simulator, rng, rounds=120, skill=2.0)
+    low = simulator.mean_level()
+    run_curriculum(simulator, rng, rounds=200, skill=7.0)
+    assert simulator.mean_level() > low + 3.0
+
+
+def test_out_of_band_outcomes_do_not_move_the_policy():
+    simulator = ProceduralSimulator(CountingDomain())
+    before = simulator.probs.copy()
+    task = CountingDomain().generate(3, np.random.default_rng(0))
+    stats = simulator.update([Outcome(task, 4, 4), Outcome(task, 0, 4), Outcome(task, 1, 4)])
+    np.testing.assert_array_equal(simulator.probs, before)
+    assert stats["kept"] == 0.0
+    stats = simulator.update([Outcome(task, 2, 4)])
+    assert stats["kept"] == 1.0 and simulator.probs[3] > before[3]
+
+
+def test_invalid_generated_tasks_are_rejected_with_reasons():
+    class Broken(CountingDomain):
+        def validate(self, task):
+            return ["checker fails on its reference answer"]
+
+    simulator = ProceduralSimulator(Broken(), max_retries=3)
+    with pytest.raises(RuntimeError, match="checker fails on its reference answer"):
+        simulator.propose(1, SkillTracker(10).estimate(), np.random.default_rng(0))
+    assert simulator.stats.rejected["checker fails on its reference answer"] == 3
+
+
+def test_proposals_are_seeded_and_state_round_trips():
+    a, b = ProceduralSimulator(CountingDomain()), ProceduralSimulator(CountingDomain())
+    skill = SkillTracker(10).estimate()
+    ta = a.propose(5, skill, np.random.default_rng(7))
+    tb = b.propose(5, skill, np.random.default_rng(7))
+    assert [t.evaluation for t in ta] == [t.evaluation for t in tb]
+    a.update([Outcome(ta[0], 2, 4)])
+    b.load_state_dict(a.state_dict())
+    np.testing.assert_array_equal(a.probs, b.probs)
+    with pytest.raises(ValueError, match="level probabilities"):
+        b.load_state_dict({"probs": [1.0]})
+
+
+def test_uses_curriculum_config():
+    simulator = ProceduralSimulator(CountingDomain(), CurriculumConfig(alpha=0.25, k_min=0.0))
+    task = Task(id="x", domain="counting", difficulty={"level": 2}, evaluation={"answer": "1"})
+    assert simulator.update([Outcome(task, 2, 4)])["kept"] == 0.0
+    assert simulator.update([Outcome(task, 1, 4)])["kept"] == 1.0
