@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from genenv_gym.envs.bfcl import java_js
 from genenv_gym.envs.bfcl.decode import (
     MAX_OUTPUT_CHARS,
+    STR_METHODS,
     DecodeError,
     decode_json_calls,
     decode_output,
@@ -89,6 +90,61 @@ DECODE_CASES: list[tuple[str, str, object]] = [
     ("python", "f(a=1/0)", FAILED),
     ("python", "f(a=x*2)", FAILED),
     ("python", "f(a=(1, 2) + (3,))", [{"f": {"a": (1, 2, 3)}}]),
+    # Python: ':=' inside arithmetic; the name can be read later in the same expression only
+    (
+        "python",
+        "[calculate_triangle_area(base=(b := 10) * 1, height=5)]",
+        [{"calculate_triangle_area": {"base": 10, "height": 5}}],
+    ),
+    ("python", "f(a=(b := 10) + b, c=[(d := 1), d] + [2])", [{"f": {"a": 20, "c": [1, 1, 2]}}]),
+    ("python", "f(a=((b := 3) and b) + 1, c=(1 if (d := 0) else 2) + d)", [{"f": {"a": 4, "c": 2}}]),
+    ("python", "f(a={(k := 'x'): k} | {}, b=[1, 2][(i := 1)] + i)", [{"f": {"a": {"x": "x"}, "b": 3}}]),
+    ("python", "f(a=(abs := 5) + abs, b=(s := 'x') * 3)", [{"f": {"a": 10, "b": "xxx"}}]),
+    ("python", "f(a=(b := 2) * 1, c=b)", [{"f": {"a": 2, "c": "b"}}]),
+    ("python", "f(a=(b := 2) * 1, c=b * 3)", FAILED),
+    ("python", "f(a=b + (b := 10))", FAILED),
+    ("python", "f(a=((0 and (b := 3)) or 1) + b)", FAILED),
+    ("python", "f(a=[(b := 1) + 1, b + 1])", FAILED),
+    ("python", "f(a=(abs := 5) + abs(1))", FAILED),
+    ("python", "f(a=(b := 10))", FAILED),
+    # Python: pure str methods inside arithmetic
+    (
+        "python",
+        "f(unit='unit'.upper() + 's', b='unit'.upper())",
+        [{"f": {"unit": "UNITs", "b": "'unit'.upper()"}}],
+    ),
+    (
+        "python",
+        "f(a='A-B'.lower().replace('-', '_') + '', b=('a' + 'b').upper() + 'c', c='  x '.strip() + 'y')",
+        [{"f": {"a": "a_b", "b": "ABc", "c": "xy"}}],
+    ),
+    (
+        "python",
+        "f(a='-'.join(['a', 'b']) + '!', b='-'.join('abc') + '', c='a b c'.split(maxsplit=1) + [])",
+        [{"f": {"a": "a-b!", "b": "a-b-c", "c": ["a", "b c"]}}],
+    ),
+    (
+        "python",
+        "f(a='ß'.upper() + '', b='7'.zfill(3) + '', c='x'.center(5, '*') + '', "
+        "d='aaa'.replace('', '-') + '')",
+        [{"f": {"a": "SS", "b": "007", "c": "**x**", "d": "-a-a-a-"}}],
+    ),
+    (
+        "python",
+        "f(a='abc'.startswith(('x', 'a')) + 0, b='abc'.rfind('z') + 0, c=len('abc'.title()) * 2)",
+        [{"f": {"a": 1, "b": -1, "c": 6}}],
+    ),
+    (
+        "python",
+        "f(a=(s := 'ab').upper() + s, b='-'.join({'k': 1, 'm': 2}) + '', c='Hi'.casefold() + '')",
+        [{"f": {"a": "ABab", "b": "k-m", "c": "hi"}}],
+    ),
+    ("python", "f(a='-'.join([1, 2]) + '!')", FAILED),
+    ("python", "f(a='x'.upper(1) + '')", FAILED),
+    ("python", "f(a='x'.replace(old='x', new='y') + '')", FAILED),
+    ("python", "f(a='abc'.upper + 's')", FAILED),
+    ("python", "f(a='a'.__class__ + 'b')", FAILED),
+    ("python", "f(a=x.upper() + 's')", FAILED),
     # Java: tree-sitter on the text between the brackets; only the first call
     ("java", '[A.f(a=1, b="x")]', [{"A.f": {"a": "1", "b": "x"}}]),
     ("java", "[A.f(a=1, b=2); B.g(c=3);]", [{"A.f": {"a": "1", "b": "2"}}]),
@@ -175,6 +231,15 @@ def test_decoded_types_are_exact() -> None:
         ("[f(a='%*d' % (10**9, 1))]", "formatting"),
         ("[f(a=round(1, -10**9) + 0)]", "round"),
         ("[f(" + ", ".join(f"a{i}='a'*900000+'b'" for i in range(6)) + ")]", "items"),
+        ("[f(" + ", ".join(f"a{i}=('a'*900000).upper()+''" for i in range(6)) + ")]", "items"),
+        ("[f(a=('-'*1000).join('a'*2000) + '')]", "join"),
+        ("[f(a=('-'*100).join(['ab']*200000) + '')]", "join"),
+        ("[f(a=('a'*1000).replace('', 'x'*1000) + '')]", "replace"),
+        ("[f(a=('a'*100000).replace('a', 'b'*100) + '')]", "replace"),
+        ("[f(a='x'.center(10**12) + '')]", "center"),
+        ("[f(a='x'.zfill(10**9) + '')]", "zfill"),
+        ("[f(a=('ß'*400000).upper() + '')]", "upper"),
+        ("[f(a=[(s := 'a'*400000), s, s] + [])]", "larger than"),
     ],
 )
 def test_arithmetic_is_bounded(output: str, reason: str) -> None:
@@ -182,6 +247,90 @@ def test_arithmetic_is_bounded(output: str, reason: str) -> None:
     with pytest.raises(DecodeError, match=reason):
         decode_python(output)
     assert time.perf_counter() - start < 2
+
+
+# Evaluated by the official ``eval`` (``expandtabs(10**9)`` would build a gigabyte string) but refused here:
+# only the pure, bounded ``str`` methods of ``STR_METHODS`` may be called, on strings only, with plain
+# arguments, and attributes are never read.
+@pytest.mark.parametrize(
+    "output,reason",
+    [
+        ("[f(a='a'.__class__('x') + 'b')]", "not supported: .__class__()"),
+        ("[f(a='a'.__class__.__name__ + 'b')]", "unsupported expression inside arithmetic: Attribute"),
+        ("[f(a='{0.__class__}'.format(1) + 'b')]", "not supported: .format()"),
+        ("[f(a='{}'.format(1) + 'b')]", "not supported: .format()"),
+        ("[f(a='abc'.encode() + b'')]", "not supported: .encode()"),
+        ("[f(a='x\\t'.expandtabs(10**9) + '')]", "not supported: .expandtabs()"),
+        ("[f(a='x'.translate({}) + '')]", "not supported: .translate()"),
+        ("[f(a=(5).bit_length() + 1)]", "not supported: .bit_length()"),
+        ("[f(a=[1, 2].count(2) + 1)]", "strings only, not list"),
+        ("[f(a=b'ab'.upper() + b'')]", "strings only, not bytes"),
+        ("[f(a='-'.join({'a', 'b'}) + '')]", "join"),
+        ("[f(a='a b'.split(*[' ']) + [])]", "starred"),
+        ("[f(a='a b'.split(**{'sep': ' '}) + [])]", "'\\*\\*'"),
+    ],
+)
+def test_str_methods_outside_the_whitelist_are_refused(output: str, reason: str) -> None:
+    with pytest.raises(DecodeError, match=reason) as info:
+        decode_python(output)
+    assert info.value.error_type == FAILED
+
+
+def test_str_methods_are_pure_and_listed() -> None:
+    assert set(STR_METHODS) <= {name for name in dir(str) if not name.startswith("_")}
+    assert not {"format", "format_map", "encode", "translate", "maketrans", "expandtabs"} & set(STR_METHODS)
+
+
+# (output, valid, error type): the official verdicts (bfcl-eval 2026.3.23) of arithmetic using ':=' and
+# str methods, for ``calculate_triangle_area(base: integer, height: integer)`` with the answer base=10,
+# height=5 and ``convert(value: float, unit: string)`` with the answer value=2.0, unit "units" or "unit".
+_TRIANGLE = {
+    "name": "calculate_triangle_area",
+    "description": "Area of a triangle.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"base": {"type": "integer", "description": "Base."}, "height": {"type": "integer"}},
+        "required": ["base", "height"],
+    },
+}
+_CONVERT = {
+    "name": "convert",
+    "description": "Convert a value.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"value": {"type": "float", "description": "Value."}, "unit": {"type": "string"}},
+        "required": ["value", "unit"],
+    },
+}
+_ANSWERS = {
+    "calculate_triangle_area": [{"calculate_triangle_area": {"base": [10], "height": [5]}}],
+    "convert": [{"convert": {"value": [2.0], "unit": ["units", "unit"]}}],
+}
+GRADE_CASES = [
+    ("[calculate_triangle_area(base=(b := 10) * 1, height=5)]", True, None),
+    ("[calculate_triangle_area(base=(b := 10) + b, height=5)]", False, "value_error:others"),
+    ("[calculate_triangle_area(base=(b := 5) * 2, height=b)]", False, "type_error:simple"),
+    ("[calculate_triangle_area(base=(b := 5) * 2, height=b * 1)]", False, FAILED),
+    ("[calculate_triangle_area(base=(b := 10), height=5)]", False, FAILED),
+    ("[convert(value=2.0, unit='unit'.upper() + 's')]", True, None),
+    ("[convert(value=2.0, unit='unit'.upper())]", False, "value_error:string"),
+    ("[convert(value=2.0, unit='UNIT'.lower() + '')]", True, None),
+    ("[convert(value=2.0, unit=' unit '.strip() + 's')]", True, None),
+    ("[convert(value=2.0, unit='-'.join(['un', 'it']).replace('-', '') + 's')]", True, None),
+    ("[convert(value=len('ab'.upper()) * 1.0, unit='units'.title() + '')]", True, None),
+]
+
+
+@pytest.mark.parametrize("output,valid,error_type", GRADE_CASES, ids=[c[0][:50] for c in GRADE_CASES])
+def test_walrus_and_str_method_verdicts_match_official(
+    output: str, valid: bool, error_type: str | None
+) -> None:
+    from genenv_gym.envs.bfcl.checker import grade_output
+
+    name = output[1 : output.index("(")]
+    functions = [_TRIANGLE if name == "calculate_triangle_area" else _CONVERT]
+    result = grade_output(output, functions, _ANSWERS[name], "simple_python")
+    assert (result.valid, result.error_type) == (valid, error_type)
 
 
 def test_too_long_and_odd_text_is_rejected_cleanly() -> None:

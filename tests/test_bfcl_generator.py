@@ -14,19 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from genenv_gym.envs.bfcl import checker
+from genenv_gym.envs.bfcl.categories import AST_CATEGORIES
 from genenv_gym.envs.bfcl.checker import CheckResult, grade_output
 from genenv_gym.envs.bfcl.generator import (
     GENERATED_CATEGORIES,
-    MAX_QUESTION_CHARS,
     NUM_LEVELS,
-    VALID_CATEGORIES,
     GeneratedRecord,
     generate,
     generate_with_knobs,
     knobs_for_level,
-    validate_record,
 )
 from genenv_gym.envs.bfcl.render import render_answer
+from genenv_gym.envs.bfcl.validation import MAX_QUESTION_CHARS, validate_record
 
 SEEDS = range(30)
 REFUSAL = "I cannot help with that: none of the given functions fits this request."
@@ -468,7 +467,7 @@ def test_real_records_pass_lenient_validation(shared_data_dir: Any) -> None:
     from genenv_gym.envs.bfcl.categories import language_of
     from genenv_gym.envs.bfcl.data import load_records
 
-    categories = [c for c in VALID_CATEGORIES if language_of(c) == "python"]
+    categories = [c for c in AST_CATEGORIES if language_of(c) == "python"]
     flagged = set()
     for record in load_records(categories, str(shared_data_dir)):
         question = [m["content"] for m in record["question"][0] if m["role"] == "user"][-1]

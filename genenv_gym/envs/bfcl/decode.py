@@ -18,14 +18,21 @@ Python outputs (``decode_python``):
   comprehensions...) fails to decode;
 * a binary operation (``2*3``, ``'a' + 'b'``, ``2023-10-15``) is *evaluated* by the official code with
   ``eval``. Here it is evaluated by a small interpreter that never executes anything: constants, containers,
-  unary/binary/boolean operators, comparisons, ``x if c else y``, subscripts and calls of a few pure
-  builtins (``abs bool float int len max min round str sum``). Every result is bounded: integers may have at
-  most :data:`MAX_INT_BITS` bits, strings / bytes / containers at most :data:`MAX_SEQUENCE_LEN` items, and
-  one decode may create at most :data:`MAX_EVAL_WORK` items in all; ``%``-formatting with a ``*`` or a
-  width / precision above 10,000 is refused. Whatever exceeds a bound (``9**9**9**9``, ``'a'*10**10``)
-  raises :class:`DecodeError` where the official evaluator would hang or run out of memory. Names (other
-  than the builtins above) raise :class:`DecodeError` where the official ``eval`` would look them up in its
-  module (a ``NameError`` for any realistic name).
+  unary/binary/boolean operators, comparisons, ``x if c else y``, subscripts, calls of a few pure builtins
+  (``abs bool float int len max min round str sum``), calls of a few pure ``str`` methods on string values
+  (:data:`STR_METHODS`, e.g. ``'unit'.upper() + 's'``; ``format``, ``encode``, attributes such as
+  ``__class__`` and methods of other types are refused) and assignment expressions (``(b := 10) * 1`` is
+  10). A name bound by ``:=`` may be read later in the *same* arithmetic expression (``(b := 10) + b`` is 20,
+  as with the official ``eval``, which evaluates each argument in a scope of its own: another argument that
+  reads the name fails, ``c=b * 2``, or is the string ``'b'`` when it is a bare name, as officially).
+  Every result is bounded: integers may have at most :data:`MAX_INT_BITS` bits, strings / bytes /
+  containers at most :data:`MAX_SEQUENCE_LEN` items, and one decode may create at most
+  :data:`MAX_EVAL_WORK` items in all (a ``str`` method is refused *before* it runs when its result could
+  exceed what is left); ``%``-formatting with a ``*`` or a width / precision above 10,000 is refused.
+  Whatever exceeds a bound (``9**9**9**9``, ``'a'*10**10``) raises :class:`DecodeError` where the official
+  evaluator would hang or run out of memory. Other names (than the builtins above and names bound by
+  ``:=``) raise :class:`DecodeError` where the official ``eval`` would look them up in its module (a
+  ``NameError`` for any realistic name).
 
 JSON tool calls (``decode_json_calls``, the "FC" style) accept a list or a single object of
 ``{"name": ..., "arguments": {...} | "<json>"}`` (``"parameters"`` is accepted for ``"arguments"``),
@@ -59,6 +66,7 @@ __all__ = [
     "MAX_INT_BITS",
     "MAX_OUTPUT_CHARS",
     "MAX_SEQUENCE_LEN",
+    "STR_METHODS",
     "DecodeError",
     "decode_java_js",
     "decode_json_calls",
@@ -298,6 +306,70 @@ _SAFE_BUILTINS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "str": (str, frozenset()),
     "sum": (sum, frozenset({"start"})),
 }
+
+# ``bound(s, args, kwargs)``: an upper bound of what ``s.method(*args, **kwargs)`` returns, in items as
+# ``_size`` counts them. A call whose bound exceeds what is left of the limits is refused before it runs.
+# Arguments of the wrong type are left to the method, which raises TypeError (as the official ``eval`` does).
+_MethodBound = Callable[[str, tuple[Any, ...], dict[str, Any]], int]
+
+
+def _case_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    # A Unicode case mapping turns one character into at most three ('ΐ'.upper()); ASCII keeps the length.
+    return len(s) + 1 if s.isascii() else 3 * len(s) + 1
+
+
+def _shrink_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    return len(s) + 1
+
+
+def _scalar_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    return 1
+
+
+def _split_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    return 2 * len(s) + 2  # at most len(s) + 1 parts holding len(s) characters in all
+
+
+def _pad_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    width = args[0] if args else 0
+    return max(len(s), width if isinstance(width, int) else 0) + 1
+
+
+def _replace_bound(s: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        return 1  # str.replace raises TypeError
+    old, new = args[0], args[1]
+    count = args[2] if len(args) > 2 else kwargs.get("count", -1)
+    n = s.count(old)  # s.count("") is len(s) + 1, as many as replace("", ...) inserts
+    if isinstance(count, int) and count >= 0:
+        n = min(n, count)
+    return len(s) + n * max(len(new) - len(old), 0) + 1
+
+
+def _join_bound(sep: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    if len(args) != 1 or kwargs:
+        return 1  # str.join raises TypeError
+    items = args[0]
+    if not isinstance(items, str) and not (
+        isinstance(items, (list, tuple, dict)) and all(isinstance(x, str) for x in items)
+    ):  # a set's order varies between runs: refused
+        raise DecodeError("str.join() inside arithmetic takes a string or a list / tuple / dict of strings")
+    return sum(len(x) for x in items) + len(sep) * max(len(items) - 1, 0) + 1
+
+
+#: The ``str`` methods that arithmetic in an argument may call (on a string value), with result bounds.
+STR_METHODS: dict[str, _MethodBound] = {
+    **dict.fromkeys(("upper", "lower", "title", "capitalize", "casefold", "swapcase"), _case_bound),
+    **dict.fromkeys(("strip", "lstrip", "rstrip", "removeprefix", "removesuffix"), _shrink_bound),
+    **dict.fromkeys(("split", "rsplit"), _split_bound),
+    **dict.fromkeys(("zfill", "center", "ljust", "rjust"), _pad_bound),
+    **dict.fromkeys(("count", "find", "rfind", "startswith", "endswith"), _scalar_bound),
+    **dict.fromkeys(("isalnum", "isalpha", "isdecimal", "isdigit", "isnumeric"), _scalar_bound),
+    **dict.fromkeys(("islower", "isupper", "istitle", "isspace"), _scalar_bound),
+    "replace": _replace_bound,
+    "join": _join_bound,
+}
+
 _SEQ_TYPES = (str, bytes, list, tuple)
 _NUM_TYPES = (bool, int, float, complex)
 _FORMAT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?")
@@ -335,6 +407,7 @@ class _SafeEval:
 
     def __init__(self, budget: _Budget) -> None:
         self.budget = budget
+        self.names: dict[str, tuple[Any, int]] = {}  # (value, size) of the names bound by ':='
 
     def value(self, node: ast.AST) -> Any:
         return self.eval(node)[0]
@@ -415,8 +488,17 @@ class _SafeEval:
             result = self._call(operator.getitem, container, index)[0]
             return result, _size(result, self.budget)
         if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                return self._method_call(node, node.func)
             return self._builtin_call(node)
+        if isinstance(node, ast.NamedExpr):
+            if not isinstance(node.target, ast.Name):  # pragma: no cover - the grammar allows only names
+                raise DecodeError("':=' must assign a name")
+            self.names[node.target.id] = result = self.eval(node.value)
+            return result
         if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return self.names[node.id]
             raise DecodeError(f"name {node.id!r} is not defined")
         raise DecodeError(f"unsupported expression inside arithmetic: {type(node).__name__}")
 
@@ -510,13 +592,7 @@ class _SafeEval:
                 if part == "*" or (part and (len(part) > 5 or int(part) > 10_000)):
                     raise DecodeError("'%' formatting with a '*' or a width / precision above 10000")
 
-    def _builtin_call(self, node: ast.Call) -> tuple[Any, int]:
-        if not isinstance(node.func, ast.Name) or node.func.id not in _SAFE_BUILTINS:
-            raise DecodeError(
-                f"call inside arithmetic is not supported: {_short(ast.unparse(node.func), 40)}"
-            )
-        name = node.func.id
-        fn, allowed_kw = _SAFE_BUILTINS[name]
+    def _arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -524,9 +600,25 @@ class _SafeEval:
             args.append(self.eval(arg)[0])
         kwargs = {}
         for kw in node.keywords:
-            if kw.arg is None or kw.arg not in allowed_kw:
-                raise DecodeError(f"keyword argument not supported in {name}()")
+            if kw.arg is None:
+                raise DecodeError("'**' arguments inside arithmetic are not supported")
             kwargs[kw.arg] = self.eval(kw.value)[0]
+        return args, kwargs
+
+    def _builtin_call(self, node: ast.Call) -> tuple[Any, int]:
+        if not isinstance(node.func, ast.Name) or node.func.id not in _SAFE_BUILTINS:
+            raise DecodeError(
+                f"call inside arithmetic is not supported: {_short(ast.unparse(node.func), 40)}"
+            )
+        name = node.func.id
+        if name in self.names:  # rebound by ':=' to a value, which is never callable
+            raise DecodeError(
+                f"arithmetic failed: TypeError: {type(self.names[name][0]).__name__!r} object is not callable"
+            )
+        fn, allowed_kw = _SAFE_BUILTINS[name]
+        args, kwargs = self._arguments(node)
+        if any(kw not in allowed_kw for kw in kwargs):
+            raise DecodeError(f"keyword argument not supported in {name}()")
         if name == "round":
             nd = args[1] if len(args) > 1 else kwargs.get("ndigits")
             if isinstance(nd, int) and abs(nd) > 10_000:
@@ -541,6 +633,23 @@ class _SafeEval:
             if not isinstance(start, _NUM_TYPES):
                 raise DecodeError("sum() with a non-number start inside arithmetic is not supported")
         result, _ = self._call(fn, *args, **kwargs)
+        return result, _size(result, self.budget)
+
+    def _method_call(self, node: ast.Call, func: ast.Attribute) -> tuple[Any, int]:
+        """``s.method(...)`` for a method of :data:`STR_METHODS` and a string value ``s``."""
+        bound = STR_METHODS.get(func.attr)
+        if bound is None:
+            raise DecodeError(f"method call inside arithmetic is not supported: .{func.attr[:40]}()")
+        receiver, _ = self.eval(func.value)
+        if not isinstance(receiver, str):
+            raise DecodeError(
+                f"method calls inside arithmetic are supported on strings only, not {type(receiver).__name__}"
+            )
+        args, kwargs = self._arguments(node)
+        limit = min(MAX_SEQUENCE_LEN, self.budget.left)
+        if bound(receiver, tuple(args), kwargs) > limit:
+            raise DecodeError(f"str.{func.attr}() could create more than {limit} items")
+        result, _ = self._call(getattr(receiver, func.attr), *args, **kwargs)
         return result, _size(result, self.budget)
 
 

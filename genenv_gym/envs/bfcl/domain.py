@@ -17,10 +17,10 @@ from genenv_gym.envs.bfcl.data import load_records
 from genenv_gym.envs.bfcl.prompt import prompt_messages, render_messages
 from genenv_gym.envs.bfcl.render import render_answer
 from genenv_gym.envs.bfcl.summary import summary_scores
+from genenv_gym.envs.bfcl.validation import REFUSAL, validate_record
 from genenv_gym.task import Task, thaw
 
 ACTION_FORMATS = ("python", "json")
-REFUSAL = "None of the provided functions can be used to answer this question."
 
 
 class BFCLDomain(Domain):
@@ -114,7 +114,7 @@ class BFCLDomain(Domain):
             return [f"unknown category {task.category!r}"]
         question = [m for m in thaw(task.messages) if m.get("role") == "user"]
         ground_truth = task.evaluation.get("ground_truth")
-        return generator.validate_record(
+        return validate_record(
             thaw(task.tools),
             None if ground_truth is None else thaw(ground_truth),
             task.category,
