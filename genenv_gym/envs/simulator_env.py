@@ -48,8 +48,9 @@ class SimulatorEnv(gym.Env):
 
     ## Arguments
     - ``domain``: a domain name (``"bfcl"``) or a Domain instance; ``domain_kwargs`` configure it.
-    - ``simulator``: ``"procedural"`` (default) or a Simulator instance; ``simulator_kwargs`` configure
-      the procedural one.
+    - ``simulator``: ``"procedural"`` (default), ``"llm"`` (an environment LLM writes the tasks:
+      ``simulator_kwargs={"backend": "hf:PATH" | "openai:MODEL@URL" | ...}``, see docs/llm_stack.md) or a
+      Simulator instance; ``simulator_kwargs`` configure the named one.
     - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda).
     - ``batch_size``: tasks proposed per refill of the queue.
     - ``skill_decay``: forgetting factor of the agent's skill tracker.
@@ -84,9 +85,19 @@ class SimulatorEnv(gym.Env):
         self.curriculum = curriculum or CurriculumConfig()
         if simulator == "procedural":
             simulator = ProceduralSimulator(self.domain, self.curriculum, **(simulator_kwargs or {}))
+        elif simulator == "llm":
+            # an environment LLM writes the tasks: simulator_kwargs={"backend": "<spec>", ...}
+            from genenv_gym.llm_simulator import LLMSimulator
+
+            llm_kwargs = dict(simulator_kwargs or {})
+            if "backend" not in llm_kwargs:
+                raise ValueError(
+                    "simulator='llm' needs simulator_kwargs={'backend': 'hf:PATH' | 'openai:MODEL@URL' | ...}"
+                )
+            simulator = LLMSimulator(self.domain, curriculum=self.curriculum, **llm_kwargs)
         elif isinstance(simulator, str):
             raise ValueError(
-                f"unknown simulator {simulator!r}; use 'procedural' or pass a Simulator instance"
+                f"unknown simulator {simulator!r}; use 'procedural', 'llm' or pass a Simulator instance"
             )
         self.simulator: Simulator = simulator
         self.tracker = SkillTracker(self.domain.num_levels, self.curriculum.alpha, skill_decay)
@@ -167,4 +178,6 @@ class SimulatorEnv(gym.Env):
             state["level_probs"] = self.simulator.probs.tolist()
             state["mean_level"] = self.simulator.mean_level()
             state["stats"] = asdict(self.simulator.stats)
+        elif hasattr(self.simulator, "state"):
+            state.update(self.simulator.state())
         return state

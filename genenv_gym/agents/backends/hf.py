@@ -1,0 +1,385 @@
+"""The ``hf`` backend: transformers generation on CPU or GPU, batched, with token ids and logprobs.
+
+Two engines:
+
+- ``padded``: prompts sorted by length, cut into micro-batches of ``max_batch_size``, left-padded and
+  decoded together by ``model.generate`` with a KV cache. On CPU this is the fastest path (see
+  ``benchmarks/rollout_throughput.py``). ``static_cache=True`` adds transformers' static cache with
+  ``torch.compile``d decoding, which pays off only when the same batch shapes recur (it recompiles per shape).
+- ``continuous``: transformers' continuous-batching manager (``init_continuous_batching``): a paged KV
+  cache, no padding, finished sequences replaced by waiting ones at every step, CUDA graphs on GPU. This
+  is the engine for many concurrent sequences of uneven length (RL rollouts) on a GPU, and the default
+  there (``engine="auto"``). Its manager is kept alive between calls and rebuilt only when the
+  temperature / top-p / top-k change.
+
+Per-token logprobs follow the convention of ``backends.base``. On the padded engine they are captured by
+a logits processor that keeps one ``[batch, vocab]`` tensor at a time (not the whole score history); the
+continuous engine reports the logprob under its sampling distribution, which is the same as the
+convention unless top-k / top-p truncate it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessor
+
+from genenv_gym.agents.backends.base import (
+    Backend,
+    BackendError,
+    Completion,
+    Prompt,
+    SamplingParams,
+    error_completion,
+    finish_tokens,
+)
+
+ENGINES = ("auto", "padded", "continuous")
+
+logger = logging.getLogger(__name__)
+
+
+class _LogprobCapture(LogitsProcessor):
+    """Records ``log softmax(scores / T)`` of the token chosen at each step, one step late.
+
+    At step ``t`` the processor sees the token chosen at step ``t-1`` as the last input id, so it gathers
+    that token's logprob from the distribution it stored at ``t-1``, then stores the current one. The
+    last step's logprob is gathered by ``finish`` from the returned sequences.
+    """
+
+    def __init__(self, temperature: float) -> None:
+        self.temperature = temperature if temperature > 0 else 1.0
+        self.previous: torch.Tensor | None = None
+        self.steps: list[torch.Tensor] = []
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if self.previous is not None:
+            self.steps.append(self.previous.gather(1, input_ids[:, -1:]).squeeze(1))
+        self.previous = torch.log_softmax(scores.float() / self.temperature, dim=-1)
+        return scores
+
+    def finish(self, generated: torch.Tensor) -> torch.Tensor:
+        """``[batch, steps]`` logprobs of the generated tokens."""
+        if self.previous is not None and generated.shape[1] > len(self.steps):
+            self.steps.append(self.previous.gather(1, generated[:, len(self.steps)].unsqueeze(1)).squeeze(1))
+        self.previous = None
+        if not self.steps:
+            return torch.zeros(generated.shape[0], 0)
+        return torch.stack(self.steps, dim=1)
+
+
+class HFBackend(Backend):
+    """Generation with a transformers causal LM (a path / hub id, or a model object shared with a trainer).
+
+    Args:
+        model: a directory or hub id loaded with ``AutoModelForCausalLM``, or a loaded model (the trainer's
+            own module: generation then always uses its current weights).
+        tokenizer: a tokenizer object or path (default: the model's directory).
+        device: ``cuda`` when available, else ``cpu``.
+        dtype: ``bfloat16`` on GPU, ``float32`` on CPU.
+        engine: ``auto`` (``continuous`` on GPU, ``padded`` on CPU), ``padded`` or ``continuous``.
+        max_batch_size: sequences per micro-batch on the padded engine (and the most concurrent requests
+            of the continuous engine).
+        static_cache: on the padded engine, use a static KV cache with compiled decoding.
+        continuous_config: extra ``ContinuousBatchingConfig`` fields (``num_blocks``, ``page_size``, ...).
+        model_name: the name recorded in provenance (default: the path or the config's name).
+    """
+
+    def __init__(
+        self,
+        model: str | Path | torch.nn.Module,
+        tokenizer: Any = None,
+        device: str | torch.device | None = None,
+        dtype: str | torch.dtype | None = None,
+        engine: str = "auto",
+        max_batch_size: int = 64,
+        static_cache: bool = False,
+        continuous_config: Mapping[str, Any] | None = None,
+        model_name: str | None = None,
+        trust_remote_code: bool = False,
+    ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        if max_batch_size < 1:
+            raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        if isinstance(model, (str, Path)):
+            device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+            dtype = _dtype(dtype, device)
+            path = str(model)
+            try:
+                self.model = AutoModelForCausalLM.from_pretrained(
+                    path, dtype=dtype, trust_remote_code=trust_remote_code
+                ).to(device)
+            except OSError as exc:
+                raise BackendError(f"hf: cannot load a model from {path!r}: {exc}") from exc
+            tokenizer = tokenizer if tokenizer is not None else path
+            self.model_name = model_name or path
+            self.model.eval()
+        else:
+            self.model = model
+            if device is not None:
+                self.model.to(torch.device(device))
+            if dtype is not None:
+                self.model.to(_dtype(dtype, self.model.device))
+            self.model_name = model_name or getattr(model.config, "name_or_path", "") or type(model).__name__
+        if isinstance(tokenizer, (str, Path)):
+            tokenizer = AutoTokenizer.from_pretrained(str(tokenizer), trust_remote_code=trust_remote_code)
+        if tokenizer is None:
+            raise BackendError("hf: pass a tokenizer with a model object")
+        self.tokenizer = tokenizer
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.engine = (
+            engine if engine != "auto" else ("continuous" if self.device.type == "cuda" else "padded")
+        )
+        self.max_batch_size = max_batch_size
+        self.static_cache = static_cache
+        self.continuous_config = dict(continuous_config or {})
+        self._managers: dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def device(self) -> torch.device:
+        """Where the model is now (a trainer sharing the model may move it)."""
+        return self.model.device
+
+    # ------------------------------------------------------------------------------------------------
+    def end_of_turn_ids(self) -> tuple[int, ...]:
+        ids: set[int] = set()
+        for source in (
+            self.tokenizer.eos_token_id,
+            getattr(self.model.generation_config, "eos_token_id", None),
+        ):
+            if isinstance(source, int):
+                ids.add(source)
+            elif isinstance(source, (list, tuple)):
+                ids.update(int(x) for x in source)
+        return tuple(sorted(ids))
+
+    def generate(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[list[Completion]]:
+        prompt_ids = [self._prompt_ids(p) for p in prompts]
+        rows = [(i, ids) for i, ids in enumerate(prompt_ids) for _ in range(params.n)]
+        results: list[list[Completion]] = [[] for _ in prompts]
+        empty = [r for r in rows if not r[1]]
+        for i, _ in empty:
+            results[i].append(error_completion("empty prompt"))
+        rows = [r for r in rows if r[1]]
+        if not rows:
+            return results
+        with self._lock, torch.inference_mode():
+            training = self.model.training  # a trainer's model: sample in eval mode, then restore its mode
+            self.model.eval()
+            try:
+                if self.engine == "continuous":
+                    outputs = self._generate_continuous([ids for _, ids in rows], params)
+                else:
+                    outputs = self._generate_padded([ids for _, ids in rows], params)
+            finally:
+                self.model.train(training)
+        for (i, _), completion in zip(rows, outputs, strict=True):
+            results[i].append(completion)
+        return results
+
+    def update_weights(self, source: Any) -> None:
+        """Load a checkpoint directory, a state dict (name -> tensor) or ``(name, tensor)`` pairs in place."""
+        if isinstance(source, (str, Path)):
+            loaded = AutoModelForCausalLM.from_pretrained(str(source), dtype=self.model.dtype)
+            state = loaded.state_dict()
+        elif isinstance(source, Mapping):
+            state = dict(source)
+        else:
+            state = dict(source)
+        _, unexpected = self.model.load_state_dict(state, strict=True)
+        if unexpected:
+            raise BackendError(f"hf: unexpected weights {sorted(unexpected)[:5]}")
+        with self._lock:
+            self._managers.clear()
+
+    def close(self) -> None:
+        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it)."""
+        for manager in self._managers.values():
+            _stop_manager(manager)
+        self._managers.clear()
+
+    # ------------------------------------------------------------------------------------------------
+    def _generate_padded(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        out: list[Completion | None] = [None] * len(prompts)
+        eos_ids = self.end_of_turn_ids()
+        pad = self.tokenizer.pad_token_id
+        for chunk_index, start in enumerate(range(0, len(order), self.max_batch_size)):
+            chunk = order[start : start + self.max_batch_size]
+            width = max(len(prompts[i]) for i in chunk)
+            input_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+            attention = torch.zeros((len(chunk), width), dtype=torch.long)
+            for row, i in enumerate(chunk):
+                ids = prompts[i]
+                input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+                attention[row, width - len(ids) :] = 1
+            if params.seed is not None:
+                torch.manual_seed(params.seed + chunk_index)
+            capture = _LogprobCapture(params.temperature)
+            config = self._generation_config(params, eos_ids, pad)
+            kwargs: dict[str, Any] = {}
+            if params.stop:
+                kwargs["tokenizer"] = self.tokenizer
+            # transformers fills every unset field from model.generation_config (a checkpoint's
+            # repetition_penalty, top_k, ...): generate against a clean one so only ``params`` apply.
+            saved, self.model.generation_config = (
+                self.model.generation_config,
+                GenerationConfig(pad_token_id=pad),
+            )
+            try:
+                sequences = self.model.generate(
+                    input_ids=input_ids.to(self.device),
+                    attention_mask=attention.to(self.device),
+                    generation_config=config,
+                    logits_processor=[capture] if params.logprobs else None,
+                    **kwargs,
+                )
+            except (RuntimeError, ValueError) as exc:  # e.g. out of memory, prompt longer than the context
+                for i in chunk:
+                    out[i] = error_completion(f"hf generate failed: {exc}", prompts[i])
+                continue
+            finally:
+                self.model.generation_config = saved
+            generated = sequences[:, width:].cpu()
+            logprobs = capture.finish(sequences[:, width:]).cpu() if params.logprobs else None
+            for row, i in enumerate(chunk):
+                out[i] = finish_tokens(
+                    generated[row].tolist(),
+                    None if logprobs is None else logprobs[row].tolist(),
+                    params,
+                    eos_ids,
+                    self.decode,
+                    prompts[i],
+                    length_limited=generated.shape[1] >= params.max_new_tokens,
+                )
+        return [c if c is not None else error_completion("not generated") for c in out]
+
+    def _generation_config(
+        self, params: SamplingParams, eos_ids: Sequence[int], pad: int
+    ) -> GenerationConfig:
+        sample = not params.greedy
+        config: dict[str, Any] = {
+            "max_new_tokens": params.max_new_tokens,
+            "do_sample": sample,
+            "pad_token_id": pad,
+            "eos_token_id": None if params.ignore_eos else list(eos_ids) or None,
+            "num_beams": 1,
+            "repetition_penalty": 1.0,
+        }
+        if sample:  # explicit values: top_k=0 is "off" (None would become transformers' default of 50)
+            config.update(temperature=params.temperature, top_p=params.top_p, top_k=params.top_k)
+        if params.stop:
+            config["stop_strings"] = list(params.stop)
+        if self.static_cache:
+            config["cache_implementation"] = "static"
+        return GenerationConfig(**config)
+
+    # ------------------------------------------------------------------------------------------------
+    def _generate_continuous(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
+        manager = self._manager(params)
+        eos_ids = self.end_of_turn_ids()
+        request_ids = []
+        for ids in prompts:
+            request_id = manager.add_request(
+                ids,
+                max_new_tokens=params.max_new_tokens,
+                eos_token_id=-1 if params.ignore_eos else list(eos_ids),
+            )
+            request_ids.append(request_id)
+        pending = {r for r in request_ids if r is not None}
+        results: dict[str, Any] = {}
+        deadline = time.monotonic() + 3600
+        while pending and time.monotonic() < deadline:
+            result = manager.get_result(timeout=1)
+            if result is None:
+                if not manager.is_running():
+                    break
+                continue
+            if result.request_id in pending and result.is_finished():
+                results[result.request_id] = result
+                pending.discard(result.request_id)
+        out = []
+        for ids, request_id in zip(prompts, request_ids, strict=True):
+            result = results.get(request_id) if request_id is not None else None
+            if result is None:
+                out.append(error_completion("hf continuous batching: request was dropped or timed out", ids))
+            elif result.error is not None:
+                out.append(error_completion(f"hf continuous batching: {result.error}", ids))
+            else:
+                tokens = list(result.generated_tokens)
+                out.append(
+                    finish_tokens(
+                        tokens,
+                        list(result.logprobs) if params.logprobs and result.logprobs else None,
+                        params,
+                        eos_ids,
+                        self.decode,
+                        ids,
+                        length_limited=len(tokens) >= params.max_new_tokens,
+                    )
+                )
+        return out
+
+    def _manager(self, params: SamplingParams) -> Any:
+        from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+        key = (params.greedy, params.temperature, params.top_p, params.top_k, params.logprobs)
+        manager = self._managers.get(key)
+        if manager is not None and manager.is_running():
+            return manager
+        for old in self._managers.values():
+            _stop_manager(old)
+        self._managers.clear()
+        config = self._generation_config(params.with_(stop=(), ignore_eos=False), self.end_of_turn_ids(), 0)
+        config.pad_token_id = self.tokenizer.pad_token_id
+        cb_fields: dict[str, Any] = {
+            "return_logprobs": params.logprobs,
+            "max_requests_per_batch": self.max_batch_size,
+            "seed": params.seed,
+        }
+        if self.device.type == "cpu":  # size the paged cache explicitly: the default sizes it to host memory
+            cb_fields.update(num_blocks=64, page_size=64, max_batch_tokens=2048, use_cuda_graph=False)
+            cb_fields["use_async_batching"] = False
+        else:  # leave room for a trainer on the same GPU (transformers' default takes 80-90% of free memory)
+            cb_fields["max_memory_percent"] = 0.4
+        cb_fields.update(self.continuous_config)
+        saved, self.model.generation_config = (
+            self.model.generation_config,
+            GenerationConfig(pad_token_id=config.pad_token_id),
+        )
+        try:
+            manager = self.model.init_continuous_batching(
+                generation_config=config, continuous_batching_config=ContinuousBatchingConfig(**cb_fields)
+            )
+        finally:
+            self.model.generation_config = saved
+        manager.start()
+        self._managers[key] = manager
+        return manager
+
+
+def _stop_manager(manager: Any) -> None:
+    try:
+        manager.stop(block=True, timeout=5)
+    except Exception as exc:  # stopping must never mask the caller's own error
+        logger.warning("hf: stopping the continuous batching manager failed: %s", exc)
+
+
+def _dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype is None:
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    try:
+        return getattr(torch, dtype)
+    except AttributeError:
+        raise ValueError(f"unknown dtype {dtype!r}") from None

@@ -1,0 +1,30 @@
+"""The LLM simulator: an environment LLM writes validated tasks at the agent's skill (see ``simulator``).
+
+``TaskWriter`` (per domain: prompt, strict-JSON parser, fingerprint) and its registry live in ``writer``;
+the hostile-text and duplicate checks in ``screening``.
+"""
+
+from genenv_gym.llm_simulator.screening import Deduplicator, unsafe_reasons
+from genenv_gym.llm_simulator.simulator import GenerationRecord, LLMSimulator, LLMSimulatorStats
+from genenv_gym.llm_simulator.writer import (
+    TASK_WRITERS,
+    Target,
+    TaskRejected,
+    TaskWriter,
+    get_task_writer,
+    strict_json_object,
+)
+
+__all__ = [
+    "TASK_WRITERS",
+    "Deduplicator",
+    "GenerationRecord",
+    "LLMSimulator",
+    "LLMSimulatorStats",
+    "Target",
+    "TaskRejected",
+    "TaskWriter",
+    "get_task_writer",
+    "strict_json_object",
+    "unsafe_reasons",
+]
