@@ -122,21 +122,39 @@ class ProceduralSimulator:
         )
 
     def update(self, outcomes: Sequence[Outcome]) -> dict[str, float]:
+        """One RWR step on ``outcomes``; the outcomes at one level form one batch of task variations.
+
+        A batch's success is ``p = sum(successes) / sum(attempts)`` (Eq. 2 over the batch); batches with
+        ``|p - alpha| > k_min`` are dropped, and every generation of a kept batch is a regression sample
+        of its level with weight ``exp(lambda * R_env(p))``.
+        """
         cfg = self.curriculum
-        kept = [o for o in outcomes if cfg.in_band(o.p)]
+        batches: dict[int, list[Outcome]] = {}
+        for outcome in outcomes:
+            batches.setdefault(outcome.task.level, []).append(outcome)
+        levels: list[int] = []
+        weights: list[float] = []
+        rewards: list[float] = []
+        kept_batches = 0
+        for level, batch in batches.items():
+            p = sum(o.successes for o in batch) / sum(o.attempts for o in batch)
+            rewards.append(cfg.reward(p))
+            if cfg.in_band(p):
+                kept_batches += 1
+                levels += [level] * len(batch)
+                weights += [cfg.rwr_weight(p)] * len(batch)
         self.stats.outcomes += len(outcomes)
-        self.stats.kept += len(kept)
-        levels = [o.task.level for o in kept]
-        weights = [cfg.rwr_weight(o.p) for o in kept]
+        self.stats.kept += len(levels)
         self.probs, kl = rwr_categorical_step(
             self.probs, levels, weights, self.step_size, self.max_kl, self.min_prob
         )
-        if kept:
+        if levels:
             self.stats.updates += 1
-        rewards = [cfg.reward(o.p) for o in outcomes]
         return {
             "outcomes": float(len(outcomes)),
-            "kept": float(len(kept)),
+            "kept": float(len(levels)),
+            "batches": float(len(batches)),
+            "kept_batches": float(kept_batches),
             "mean_r_env": float(np.mean(rewards)) if rewards else 0.0,
             "kl": kl,
             "mean_level": self.mean_level(),

@@ -54,11 +54,23 @@ def test_out_of_band_outcomes_do_not_move_the_policy():
     simulator = ProceduralSimulator(CountingDomain())
     before = simulator.probs.copy()
     task = CountingDomain().generate(3, np.random.default_rng(0))
-    stats = simulator.update([Outcome(task, 4, 4), Outcome(task, 0, 4), Outcome(task, 1, 4)])
+    for successes in (4, 0, 1):
+        assert simulator.update([Outcome(task, successes, 4)])["kept"] == 0.0
     np.testing.assert_array_equal(simulator.probs, before)
-    assert stats["kept"] == 0.0
     stats = simulator.update([Outcome(task, 2, 4)])
     assert stats["kept"] == 1.0 and simulator.probs[3] > before[3]
+
+
+def test_outcomes_at_one_level_form_one_batch():
+    simulator = ProceduralSimulator(CountingDomain())
+    rng = np.random.default_rng(0)
+    easy, hard = CountingDomain().generate(1, rng), CountingDomain().generate(6, rng)
+    # level 1: 3 + 2 of 8 attempts -> p = 0.625, out of band; level 6: 4 + 1 of 10 -> p = 0.5, kept
+    stats = simulator.update(
+        [Outcome(easy, 3, 4), Outcome(easy, 2, 4), Outcome(hard, 4, 5), Outcome(hard, 1, 5)]
+    )
+    assert stats["batches"] == 2.0 and stats["kept_batches"] == 1.0 and stats["kept"] == 2.0
+    assert simulator.probs[6] > simulator.probs[1]
 
 
 def test_invalid_generated_tasks_are_rejected_with_reasons():
