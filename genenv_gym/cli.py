@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     eval_parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     eval_parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     eval_parser.set_defaults(func=cmd_eval)
+
+    from genenv_gym.cli_train import add_train_command
+
+    add_train_command(commands)
     return parser
 
 

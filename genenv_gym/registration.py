@@ -13,6 +13,7 @@ from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, env_suffix
 #: Domain name -> "module:Class" of its Domain.
 DOMAINS: dict[str, str] = {
     "bfcl": "genenv_gym.envs.bfcl.domain:BFCLDomain",
+    "digits": "genenv_gym.envs.digits.domain:DigitsDomain",
 }
 
 
@@ -51,7 +52,23 @@ def _bfcl_entries() -> list[EnvEntry]:
     return entries
 
 
-ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries())
+def _digits_entries() -> list[EnvEntry]:
+    return [
+        EnvEntry(
+            "GenEnv-Digits-v0",
+            "genenv_gym.envs.digits.domain:DigitsEnv",
+            "Digit-string reversal at 8 length levels with a fixed 200-task held-out set (CPU miniature)",
+        ),
+        EnvEntry(
+            "GenEnv-Sim-Digits-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "Digit-reversal tasks generated at the agent's skill (alpha-curriculum)",
+            {"domain": "digits"},
+        ),
+    ]
+
+
+ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries() + _digits_entries())
 
 
 def register_envs() -> None:

@@ -1,0 +1,197 @@
+"""The trainer's typed config: dataclasses read from YAML, with ``section.key=value`` overrides.
+
+Defaults are the paper's (agent lr 1e-6, batch 64 tasks, G = 8, clip 0.2, KL 0.001; simulator lr 5e-7,
+lambda 1.0, alpha 0.5, k_min 0.1); ``configs/demo.yaml`` changes what a CPU miniature needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only")
+
+
+@dataclass
+class ModelConfig:
+    """The agent's model: ``tiny`` (built locally, random weights) or a path / hub id (``pretrained``)."""
+
+    source: str = "tiny"
+    arch: str = "qwen2"
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_layers: int = 2
+    num_heads: int = 4
+    vocab_size: int = 512
+    dtype: str = "auto"
+
+
+@dataclass
+class WarmStartConfig:
+    """Supervised warm start on procedural seed tasks (the paper's base data).
+
+    Base tasks have levels ``0..max_level`` with probability proportional to ``level_decay ** level``.
+    """
+
+    steps: int = 0
+    batch_size: int = 32
+    lr: float = 1e-3
+    base_tasks: int = 256
+    max_level: int = 3
+    level_decay: float = 1.0
+
+
+@dataclass
+class AgentConfig:
+    """GRPO for the agent."""
+
+    lr: float = 1e-6
+    tasks_per_epoch: int = 64
+    replay_tasks: int = 0
+    group_size: int = 8
+    clip_ratio: float = 0.2
+    kl_coef: float = 0.001
+    mini_batch_size: int = 16
+    micro_batch_size: int = 16
+    ppo_epochs: int = 1
+    grad_clip: float = 1.0
+    temperature: float = 1.0
+    max_new_tokens: int = 512
+    weight_decay: float = 0.0
+
+
+@dataclass
+class SimulatorConfig:
+    """The environment policy: ``procedural`` (RWR over difficulty levels) and its RWR knobs."""
+
+    kind: str = "procedural"
+    lr: float = 5e-7
+    step_size: float = 0.3
+    max_kl: float = 0.2
+    min_prob: float = 0.01
+    static_tasks: int = 512
+
+
+@dataclass
+class CurriculumSection:
+    """The alpha-curriculum (attempts per task = the agent's group size G)."""
+
+    alpha: float = 0.5
+    beta: float = 20.0
+    k_min: float = 0.1
+    rwr_lambda: float = 1.0
+
+
+@dataclass
+class RunConfig:
+    """The run: output directory, seed, epochs, baseline, evaluation and logging."""
+
+    out_dir: str = "runs/genenv"
+    seed: int = 0
+    epochs: int = 10
+    baseline: str = "alpha-curriculum"
+    domain: str = "digits"
+    eval_every: int = 1
+    eval_tasks: int = 0
+    checkpoint_every: int = 1
+    tensorboard: bool = True
+    plots: bool = True
+    progress: bool = True
+    threads: int = 0
+
+
+@dataclass
+class TrainConfig:
+    """Everything a ``genenv train`` run needs."""
+
+    run: RunConfig = field(default_factory=RunConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    warmstart: WarmStartConfig = field(default_factory=WarmStartConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    simulator: SimulatorConfig = field(default_factory=SimulatorConfig)
+    curriculum: CurriculumSection = field(default_factory=CurriculumSection)
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad field."""
+        if self.run.baseline not in BASELINES:
+            raise ValueError(f"run.baseline must be one of {BASELINES}, got {self.run.baseline!r}")
+        if self.simulator.kind != "procedural":
+            raise ValueError(
+                f"simulator.kind {self.simulator.kind!r}: only 'procedural' is wired into the loop"
+            )
+        if self.agent.group_size < 2:
+            raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
+        if self.agent.mini_batch_size % self.agent.micro_batch_size:
+            raise ValueError("agent.mini_batch_size must be a multiple of agent.micro_batch_size")
+        if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
+            raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _coerce(value: str, current: Any) -> Any:
+    if isinstance(current, bool):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"expected a boolean, got {value!r}")
+    if isinstance(current, int):
+        return int(value)
+    if isinstance(current, float):
+        return float(value)
+    return value
+
+
+def apply_overrides(config: TrainConfig, overrides: list[str]) -> TrainConfig:
+    """Apply ``section.key=value`` strings (e.g. ``run.epochs=3``) in place; unknown keys raise."""
+    for item in overrides:
+        if "=" not in item:
+            raise ValueError(f"override {item!r} must look like section.key=value")
+        key, value = item.split("=", 1)
+        parts = key.split(".")
+        if len(parts) != 2:
+            raise ValueError(f"override key {key!r} must be section.key (e.g. run.epochs)")
+        section = getattr(config, parts[0], None)
+        if section is None or not is_dataclass(section):
+            raise ValueError(
+                f"unknown config section {parts[0]!r}; sections: {[f.name for f in fields(config)]}"
+            )
+        if not hasattr(section, parts[1]):
+            raise ValueError(f"unknown key {key!r}; keys of {parts[0]}: {[f.name for f in fields(section)]}")
+        setattr(section, parts[1], _coerce(value, getattr(section, parts[1])))
+    config.validate()
+    return config
+
+
+def from_dict(data: dict[str, Any]) -> TrainConfig:
+    """A TrainConfig from nested dicts; unknown sections or keys raise."""
+    config = TrainConfig()
+    for name, values in (data or {}).items():
+        section = getattr(config, name, None)
+        if section is None or not is_dataclass(section):
+            raise ValueError(f"unknown config section {name!r}; sections: {[f.name for f in fields(config)]}")
+        for key, value in (values or {}).items():
+            if not hasattr(section, key):
+                raise ValueError(f"unknown key {name}.{key}; keys: {[f.name for f in fields(section)]}")
+            current = getattr(section, key)
+            if isinstance(current, float) and isinstance(value, int | str):
+                value = float(value)
+            setattr(section, key, value)
+    config.validate()
+    return config
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
+    """Read a YAML config (None: defaults) and apply overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        import yaml
+
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"config file {path} does not exist")
+        data = yaml.safe_load(path.read_text()) or {}
+    return apply_overrides(from_dict(data), list(overrides or []))

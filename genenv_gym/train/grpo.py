@@ -1,0 +1,126 @@
+"""GRPO for the agent: group-relative advantages, the clipped ratio, a low-variance KL to a reference.
+
+The loss follows the paper's official config (veRL): token-level aggregation over model tokens only
+(prompt and environment tokens carry mask 0), ``clip_ratio`` 0.2 on ``pi / pi_old``, and the ``low_var_kl``
+(k3) estimator ``exp(ref - logp) - (ref - logp) - 1`` clamped to [-10, 10], weighted by ``kl_coef``.
+
+Shapes: ``[batch, seq]`` tensors of per-token logprobs, aligned with a ``[batch, seq]`` mask; one
+advantage per sequence (``[batch]``), broadcast over its tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+KL_CLAMP = 10.0
+
+
+def group_advantages(rewards: Sequence[float], groups: Sequence[int], eps: float = 1e-6) -> torch.Tensor:
+    """``(r - mean_group) / (std_group + eps)`` per sample (std unbiased, as GRPO; 0 for a group of 1).
+
+    A group whose samples all got the same reward has advantage 0 everywhere: it carries no signal.
+    """
+    r = torch.as_tensor(list(rewards), dtype=torch.float32)
+    g = torch.as_tensor(list(groups), dtype=torch.long)
+    if r.shape != g.shape:
+        raise ValueError(f"rewards ({r.shape[0]}) and groups ({g.shape[0]}) must have the same length")
+    out = torch.zeros_like(r)
+    for group in torch.unique(g):
+        idx = g == group
+        values = r[idx]
+        if values.numel() < 2:
+            continue
+        std = values.std(unbiased=True)
+        if float(std) > 0:
+            out[idx] = (values - values.mean()) / (std + eps)
+    return out
+
+
+def low_var_kl(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:
+    """The k3 estimator of ``KL(pi || ref)`` per token: ``exp(ref - logp) - (ref - logp) - 1``, clamped."""
+    log_ratio = ref_logprobs - logprobs
+    return (torch.exp(log_ratio) - log_ratio - 1.0).clamp(-KL_CLAMP, KL_CLAMP)
+
+
+def masked_mean(values: torch.Tensor, mask: torch.Tensor, denominator: float | None = None) -> torch.Tensor:
+    """Sum of ``values`` where ``mask`` is 1, divided by the number of masked tokens (or ``denominator``)."""
+    total = (values * mask).sum()
+    count = mask.sum() if denominator is None else torch.as_tensor(denominator, dtype=values.dtype)
+    return total / count.clamp(min=1.0)
+
+
+@dataclass
+class GRPOLossOutput:
+    """The loss and its parts (detached floats for logging)."""
+
+    loss: torch.Tensor
+    pg_loss: float
+    kl: float
+    clip_fraction: float
+    ratio_mean: float
+
+
+def grpo_loss(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    ref_logprobs: torch.Tensor | None = None,
+    clip_ratio: float = 0.2,
+    kl_coef: float = 0.001,
+    denominator: float | None = None,
+) -> GRPOLossOutput:
+    """The clipped GRPO objective (to minimise) with a KL penalty, averaged over model tokens.
+
+    Args:
+        logprobs: current policy logprobs of the sampled tokens (with grad).
+        old_logprobs: the rollout policy's logprobs of the same tokens.
+        advantages: one per sequence.
+        mask: 1 on model tokens, 0 on prompt / environment / padding tokens.
+        ref_logprobs: the frozen reference's logprobs (None: no KL term).
+        denominator: the token count to divide by (gradient accumulation over micro-batches passes the
+            whole mini-batch's count so the micro-batch losses add up to the mini-batch mean).
+    """
+    mask = mask.to(logprobs.dtype)
+    adv = advantages.to(logprobs.dtype).unsqueeze(-1)
+    ratio = torch.exp(logprobs - old_logprobs.detach())
+    unclipped = ratio * adv
+    clipped = ratio.clamp(1.0 - clip_ratio, 1.0 + clip_ratio) * adv
+    pg = -torch.minimum(unclipped, clipped)
+    pg_loss = masked_mean(pg, mask, denominator)
+    loss = pg_loss
+    kl_value = torch.zeros(())
+    if ref_logprobs is not None and kl_coef > 0:
+        kl_value = masked_mean(low_var_kl(logprobs, ref_logprobs.detach()), mask, denominator)
+        loss = loss + kl_coef * kl_value
+    with torch.no_grad():
+        clip_fraction = masked_mean(((unclipped - clipped).abs() > 0).to(mask.dtype), mask)
+        ratio_mean = masked_mean(ratio, mask)
+    return GRPOLossOutput(
+        loss, float(pg_loss.detach()), float(kl_value.detach()), float(clip_fraction), float(ratio_mean)
+    )
+
+
+def token_logprobs(
+    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0).
+
+    Right-padded batches: ``attention_mask`` is 1 on real tokens.
+    """
+    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1].float()
+    lp = torch.log_softmax(logits, dim=-1).gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return torch.cat([torch.zeros_like(lp[:, :1]), lp], dim=1)
+
+
+def pad_right(rows: Sequence[Sequence[float]], value: float, dtype: torch.dtype) -> torch.Tensor:
+    """A ``[len(rows), max_len]`` tensor of ``rows`` padded on the right with ``value``."""
+    width = max((len(r) for r in rows), default=0)
+    out = torch.full((len(rows), width), value, dtype=dtype)
+    for i, row in enumerate(rows):
+        if len(row):
+            out[i, : len(row)] = torch.as_tensor(list(row), dtype=dtype)
+    return out

@@ -1,0 +1,446 @@
+"""The co-evolution loop (Algorithm 1 of GenEnv), reading top to bottom.
+
+Per epoch: the simulator proposes a task batch -> the agent attempts each task G times (RolloutEngine)
+-> R_agent per attempt; p and R_env per batch of task variations (the epoch's generated tasks at one
+level) -> GRPO update of the agent -> one RWR update of the simulator on all the epoch's outcomes
+(``ProceduralSimulator.update``: band filter per batch, weights exp(lambda R_env), KL cap) -> pools:
+D_train (base data + valid traces, kept across epochs; ``agent.replay_tasks`` of its tasks join every
+epoch's on-policy batch) and D_env (the in-band generations with their weights).
+
+Baselines spend the same agent-sample budget per epoch and differ only in where tasks come from:
+``alpha-curriculum`` (the trained simulator), ``random-simulator`` (the same simulator, never updated),
+``static`` (a fixed augmented set built once by the untrained simulator) and ``base-only`` (the base data).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from genenv_gym.agents.backends.base import SamplingParams
+from genenv_gym.curriculum import CurriculumConfig
+from genenv_gym.domain import Domain
+from genenv_gym.envs.benchmark_env import BenchmarkEnv
+from genenv_gym.progress import progress
+from genenv_gym.simulator import Outcome, ProceduralSimulator
+from genenv_gym.skill import SkillTracker
+from genenv_gym.task import Task
+from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
+from genenv_gym.train.config import TrainConfig
+from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
+from genenv_gym.train.metrics import MetricsLogger
+from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
+from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, rwr_sft_loss
+
+
+def make_domain(name: str) -> Domain:
+    """The domain by name: ``digits`` (the miniature's) or any registered one."""
+    if name == "digits":
+        from genenv_gym.envs.digits import DigitsDomain
+
+        return DigitsDomain()
+    from genenv_gym.registration import make_domain as registered
+
+    return registered(name)
+
+
+def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
+    """The agent model and tokenizer: a tiny locally built model, or a pretrained path."""
+    m = cfg.model
+    if m.source == "tiny":
+        from transformers import Qwen2Config, Qwen2ForCausalLM
+
+        from genenv_gym.agents.tiny_model import build_tokenizer
+
+        tokenizer = build_tokenizer(m.vocab_size)
+        config = Qwen2Config(
+            vocab_size=len(tokenizer),
+            hidden_size=m.hidden_size,
+            intermediate_size=m.intermediate_size,
+            num_hidden_layers=m.num_layers,
+            num_attention_heads=m.num_heads,
+            num_key_value_heads=max(1, m.num_heads // 2),
+            max_position_embeddings=512,
+            tie_word_embeddings=True,
+            eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+            bos_token_id=tokenizer.pad_token_id,
+        )
+        torch.manual_seed(cfg.run.seed)
+        model = Qwen2ForCausalLM(config)
+        model.generation_config.eos_token_id = config.eos_token_id
+        model.generation_config.pad_token_id = config.pad_token_id
+        return model.eval(), tokenizer
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(m.source, dtype=dtype)
+    return model.eval(), AutoTokenizer.from_pretrained(m.source)
+
+
+class Trainer:
+    """Owns the agent, its frozen reference, the simulator, the pools and the RNGs of one run."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        cfg.validate()
+        self.cfg = cfg
+        if cfg.run.threads > 0:
+            torch.set_num_threads(cfg.run.threads)
+        self.out_dir = Path(cfg.run.out_dir)
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.rng = np.random.default_rng(cfg.run.seed)
+        random.seed(cfg.run.seed)
+        self.domain = make_domain(cfg.run.domain)
+        self.model, self.tokenizer = build_agent(cfg)
+        self.model.to(self.device)
+        self.reference: torch.nn.Module | None = None
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=cfg.agent.lr, weight_decay=cfg.agent.weight_decay
+        )
+        c = cfg.curriculum
+        self.curriculum = CurriculumConfig(c.alpha, c.beta, c.k_min, cfg.agent.group_size, c.rwr_lambda)
+        self.simulator = ProceduralSimulator(
+            self.domain,
+            self.curriculum,
+            cfg.simulator.step_size,
+            cfg.simulator.max_kl,
+            cfg.simulator.min_prob,
+        )
+        self.skill = SkillTracker(self.domain.num_levels, c.alpha)
+        # D_train: base data (procedural seed tasks at low levels) and valid traces; D_env: in-band records.
+        w = cfg.warmstart
+        level_p = np.array([w.level_decay**level for level in range(w.max_level + 1)])
+        levels = self.rng.choice(w.max_level + 1, size=w.base_tasks, p=level_p / level_p.sum())
+        self.base_tasks = [self.domain.generate(int(level), self.rng) for level in levels]
+        self.d_train: list[dict[str, Any]] = []
+        self.d_env: list[dict[str, Any]] = []
+        self.static_tasks: list[Task] = []
+        if cfg.run.baseline == "static":
+            self.static_tasks = self.simulator.propose(
+                cfg.simulator.static_tasks, self.skill.estimate(), self.rng
+            )
+        self.heldout = self.domain.load_tasks()
+        if cfg.run.eval_tasks:
+            self.heldout = self.heldout[:: max(1, len(self.heldout) // cfg.run.eval_tasks)]
+        self.epoch = 0
+        self.agent_samples = 0
+        self.stop_requested = False
+        from genenv_gym.agents.backends.hf import HFBackend
+
+        self.backend = HFBackend(self.model, tokenizer=self.tokenizer, engine="padded", max_batch_size=256)
+        self.engine = RolloutEngine(self.backend, RolloutConfig(group_size=cfg.agent.group_size, max_turns=1))
+        self.eval_engine = RolloutEngine(self.backend, RolloutConfig(group_size=1, max_turns=1))
+
+    # -------------------------------------------------------------------------------------------------
+    def env_fn(self) -> BenchmarkEnv:
+        return _TaskEnv(self.domain)
+
+    def warm_start(self) -> dict[str, float]:
+        """Supervised fine-tuning on the base data's reference answers (the paper's base training set)."""
+        w = self.cfg.warmstart
+        if w.steps <= 0:
+            return {}
+        examples = [
+            encode_chat_example(self.tokenizer, t.messages, self.domain.oracle_action(t))
+            for t in self.base_tasks
+        ]
+        optimizer = torch.optim.AdamW(self.model.parameters(), lr=w.lr)
+        self.model.train()
+        loss = torch.zeros(())
+        for _ in progress(range(w.steps), total=w.steps, desc="warm start", enabled=self.cfg.run.progress):
+            idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
+            batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
+            lp = token_logprobs(
+                self.model, batch.input_ids.to(self.device), batch.attention_mask.to(self.device)
+            )
+            loss = rwr_sft_loss(lp, batch.loss_mask.to(self.device), batch.weights.to(self.device))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            optimizer.step()
+        self.model.eval()
+        return {"warmstart_loss": float(loss.detach())}
+
+    def propose_tasks(self, n: int) -> list[Task]:
+        """The epoch's task batch, from the source the baseline names."""
+        baseline = self.cfg.run.baseline
+        if baseline in ("alpha-curriculum", "random-simulator"):
+            return self.simulator.propose(n, self.skill.estimate(), self.rng)
+        pool = self.static_tasks if baseline == "static" else self.base_tasks
+        return [pool[i] for i in self.rng.choice(len(pool), size=n, replace=len(pool) < n)]
+
+    def rollout(self, tasks: list[Task]) -> list[Trajectory]:
+        a = self.cfg.agent
+        params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
+        seed = int(self.rng.integers(1 << 31))
+        self.engine.config = replace(self.engine.config, params=params, seed=seed)
+        return self.engine.run(self.env_fn, tasks)
+
+    def grpo_update(self, trajectories: list[Trajectory]) -> dict[str, float]:
+        """One GRPO pass over the epoch's trajectories (mini-batches of tasks, micro-batch accumulation)."""
+        a = self.cfg.agent
+        rows = [t for t in trajectories if t.token_ids and sum(t.mask) > 0]
+        if not rows:
+            return {}
+        advantages = group_advantages([t.reward for t in rows], [t.group for t in rows])
+        groups = sorted({t.group for t in rows})
+        stats: dict[str, list[float]] = {"pg_loss": [], "kl": [], "clip_fraction": [], "grad_norm": []}
+        self.model.train()
+        for _ in range(a.ppo_epochs):
+            order = [groups[i] for i in self.rng.permutation(len(groups))]
+            for start in range(0, len(order), a.mini_batch_size):
+                chosen = set(order[start : start + a.mini_batch_size])
+                idx = [i for i, t in enumerate(rows) if t.group in chosen]
+                tokens = float(sum(sum(rows[i].mask) for i in idx))
+                self.optimizer.zero_grad(set_to_none=True)
+                per_micro = max(1, len(idx) * a.micro_batch_size // max(1, a.mini_batch_size))
+                for m in range(0, len(idx), per_micro):
+                    part = idx[m : m + per_micro]
+                    out = self._micro_loss([rows[i] for i in part], advantages[part], tokens)
+                    out.loss.backward()
+                    stats["pg_loss"].append(out.pg_loss)
+                    stats["kl"].append(out.kl)
+                    stats["clip_fraction"].append(out.clip_fraction)
+                norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.grad_clip)
+                stats["grad_norm"].append(float(norm))
+                self.optimizer.step()
+        self.model.eval()
+        return {k: float(np.mean(v)) for k, v in stats.items() if v}
+
+    def _micro_loss(self, rows: list[Trajectory], advantages: torch.Tensor, tokens: float) -> Any:
+        dev = self.device
+        ids = pad_right([t.token_ids for t in rows], self.tokenizer.pad_token_id, torch.long).to(dev)
+        attention = pad_right([[1] * len(t.token_ids) for t in rows], 0, torch.long).to(dev)
+        mask = pad_right([t.mask for t in rows], 0, torch.float32).to(dev)
+        old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
+        ref = None
+        if self.reference is not None and self.cfg.agent.kl_coef > 0:
+            with torch.no_grad():
+                ref = token_logprobs(self.reference, ids, attention)
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda")
+        with autocast:
+            lp = token_logprobs(self.model, ids, attention)
+        return grpo_loss(
+            lp,
+            old,
+            advantages.to(dev),
+            mask,
+            ref,
+            self.cfg.agent.clip_ratio,
+            self.cfg.agent.kl_coef,
+            denominator=tokens,
+        )
+
+    def evaluate(self) -> dict[str, float]:
+        """Greedy accuracy on the held-out (benchmark) tasks, overall and per level."""
+        params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
+        self.eval_engine.config = replace(self.eval_engine.config, params=params, seed=0)
+        trajectories = self.eval_engine.run(self.env_fn, self.heldout)
+        result = {"heldout_acc": float(np.mean([t.success for t in trajectories]))}
+        for level in range(self.domain.num_levels):
+            hits = [t.success for t in trajectories if t.task.level == level]
+            if hits:
+                result[f"heldout_level_{level}"] = float(np.mean(hits))
+        return result
+
+    # -------------------------------------------------------------------------------------------------
+    def train_epoch(self) -> dict[str, Any]:
+        """One epoch of Algorithm 1; returns its metrics row."""
+        cfg, start = self.cfg, time.perf_counter()
+        self.epoch += 1
+        proposed_before = self.simulator.stats.proposed
+        rejected_before = sum(self.simulator.stats.rejected.values())
+        # Phase 1: online generation and interaction.
+        tasks = self.propose_tasks(cfg.agent.tasks_per_epoch)
+        n_generated = len(tasks)
+        if cfg.agent.replay_tasks:  # D_train = base data + valid traces of earlier epochs
+            nb = len(self.base_tasks)
+            picks = self.rng.choice(nb + len(self.d_train), size=cfg.agent.replay_tasks)
+            tasks = tasks + [self.base_tasks[i] if i < nb else self.d_train[i - nb]["task"] for i in picks]
+        trajectories = self.rollout(tasks)
+        self.agent_samples += len(trajectories)
+        outcomes = []
+        for g, task in enumerate(tasks[:n_generated]):
+            group = [t for t in trajectories if t.group == g]
+            successes = sum(t.success for t in group)
+            for t in group:
+                self.skill.update(task.level, t.success)
+            outcomes.append(Outcome(task, successes, len(group), self.skill.estimate()))
+        batch_p = level_batch_success(outcomes)  # the paper's p: per batch of variations at one level
+        # Phase 2: dual update.
+        agent_stats = self.grpo_update(trajectories)
+        sim_stats: dict[str, float] = {}
+        if cfg.run.baseline == "alpha-curriculum":
+            sim_stats = self.simulator.update(outcomes)
+        # Phase 3: aggregation.
+        for t in trajectories:
+            if t.finish == "terminated" and t.error is None:
+                self.d_train.append({"task": t.task, "action": t.actions[-1], "reward": t.reward})
+        for o in outcomes:
+            p = batch_p[o.task.level]
+            if self.curriculum.in_band(p):
+                self.d_env.append({"task": o.task, "p": p, "weight": self.curriculum.rwr_weight(p)})
+        proposed = self.simulator.stats.proposed - proposed_before
+        rejected = sum(self.simulator.stats.rejected.values()) - rejected_before
+        row: dict[str, Any] = {
+            "epoch": self.epoch,
+            "agent_samples": self.agent_samples,
+            "gen_success": sum(o.successes for o in outcomes) / sum(o.attempts for o in outcomes),
+            "in_band_share": float(
+                np.mean([self.curriculum.in_band(batch_p[o.task.level]) for o in outcomes])
+            ),
+            "r_env": float(np.mean([self.curriculum.reward(batch_p[o.task.level]) for o in outcomes])),
+            "task_level": float(np.mean([t.level for t in tasks[:n_generated]])),
+            "task_tokens": float(
+                np.mean([len(self.tokenizer.encode(t.messages[0]["content"])) for t in tasks])
+            ),
+            "response_tokens": float(np.mean([t.num_model_tokens for t in trajectories])),
+            "validity": 1.0 - rejected / proposed if proposed else 1.0,
+            "train_reward": float(np.mean([t.reward for t in trajectories])),
+            "sim_mean_level": self.simulator.mean_level(),
+            "d_train": len(self.d_train) + len(self.base_tasks),
+            "d_env": len(self.d_env),
+            **agent_stats,
+            **{f"sim_{k}": v for k, v in sim_stats.items()},
+        }
+        if cfg.run.eval_every and self.epoch % cfg.run.eval_every == 0:
+            row.update(self.evaluate())
+        row["seconds"] = time.perf_counter() - start
+        return row
+
+    # -------------------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "epoch": self.epoch,
+            "agent_samples": self.agent_samples,
+            "model": self.model.state_dict(),
+            "reference": None if self.reference is None else self.reference.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "simulator": self.simulator.state_dict(),
+            "simulator_stats": copy.deepcopy(self.simulator.stats),
+            "skill": self.skill.state_dict(),
+            "base_tasks": self.base_tasks,
+            "static_tasks": self.static_tasks,
+            "d_train": self.d_train,
+            "d_env": self.d_env,
+            "rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "python_rng": random.getstate(),
+            "config": self.cfg.to_dict(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.epoch, self.agent_samples = state["epoch"], state["agent_samples"]
+        self.model.load_state_dict(state["model"])
+        if state["reference"] is not None:
+            self.reference = copy.deepcopy(self.model).eval()
+            self.reference.load_state_dict(state["reference"])
+            self.reference.requires_grad_(False)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.simulator.load_state_dict(state["simulator"])
+        self.simulator.stats = state["simulator_stats"]
+        self.skill.load_state_dict(state["skill"])
+        self.base_tasks, self.static_tasks = state["base_tasks"], state["static_tasks"]
+        self.d_train, self.d_env = state["d_train"], state["d_env"]
+        self.rng.bit_generator.state = state["rng"]
+        torch.set_rng_state(state["torch_rng"])
+        random.setstate(state["python_rng"])
+
+    def save(self) -> Path:
+        return save_checkpoint(self.state_dict(), self.out_dir)
+
+    # -------------------------------------------------------------------------------------------------
+    def run(self, resume: bool = False) -> list[dict[str, Any]]:
+        """Warm start (unless resuming), then ``run.epochs`` epochs; returns the metrics rows logged."""
+        cfg = self.cfg
+        logger = MetricsLogger(self.out_dir, tensorboard=cfg.run.tensorboard)
+        rows: list[dict[str, Any]] = []
+        if resume:
+            self.load_state_dict(load_checkpoint(self.out_dir))
+            logger.truncate_after(self.epoch)
+        else:
+            logger.path.unlink(missing_ok=True)
+            row = {"epoch": 0, "agent_samples": 0, **self.warm_start()}
+            self.reference = copy.deepcopy(self.model).eval()
+            self.reference.requires_grad_(False)
+            row.update(self.evaluate())
+            logger.log(row)
+            rows.append(row)
+            self.save()
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for s in previous:
+            signal.signal(s, self._request_stop)
+        try:
+            while self.epoch < cfg.run.epochs and not self.stop_requested:
+                row = self.train_epoch()
+                logger.log(row)
+                rows.append(row)
+                if (
+                    self.stop_requested
+                    or self.epoch % cfg.run.checkpoint_every == 0
+                    or self.epoch == cfg.run.epochs
+                ):
+                    self.save()
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            logger.close()
+        if self.stop_requested:
+            print(
+                f"genenv train: stopped after epoch {self.epoch}; "
+                f"resume with --resume (run.out_dir={self.out_dir})"
+            )
+        if cfg.run.plots:
+            from genenv_gym.train.plots import plot_run
+
+            plot_run(self.out_dir, cfg.curriculum.alpha, cfg.curriculum.k_min)
+        return rows
+
+    def _request_stop(self, signum: int, frame: Any) -> None:
+        if self.stop_requested:  # a second signal: stop now (the last checkpoint is intact)
+            raise KeyboardInterrupt
+        self.stop_requested = True
+        print(f"genenv train: signal {signum}: finishing the epoch, then writing a checkpoint")
+
+
+def level_batch_success(outcomes: list[Outcome]) -> dict[int, float]:
+    """``p`` per level: total successes / total attempts of the outcomes at that level (one batch each).
+
+    This is how ``ProceduralSimulator.update`` groups outcomes; the metrics use the same batches, so
+    ``in_band_share`` is the share of generated tasks the simulator's band filter keeps.
+    """
+    totals: dict[int, list[int]] = {}
+    for o in outcomes:
+        s, a = totals.setdefault(o.task.level, [0, 0])
+        totals[o.task.level] = [s + o.successes, a + o.attempts]
+    return {level: s / a for level, (s, a) in totals.items() if a}
+
+
+class _TaskEnv(BenchmarkEnv):
+    """A benchmark env over a domain that serves the tasks it is given (no files read)."""
+
+    def __init__(self, domain: Domain) -> None:
+        from genenv_gym.envs.benchmark_env import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, EpisodeRunner
+        from genenv_gym.spaces import UnicodeText
+
+        self.domain = domain
+        self.render_mode = None
+        self.tasks = []
+        self._index = {}
+        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(MAX_ACTION_CHARS)
+        self.task = None
+        self._runner = EpisodeRunner()
+
+
+def train(cfg: TrainConfig, resume: bool = False) -> list[dict[str, Any]]:
+    """Run Algorithm 1 with ``cfg``; see ``Trainer``."""
+    return Trainer(cfg).run(resume=resume)

@@ -1,0 +1,80 @@
+"""Per-epoch metrics: a JSONL file, an optional TensorBoard log, and a one-line table row per epoch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+#: Columns of the terminal table: (metric key, header, format).
+TABLE = (
+    ("epoch", "epoch", "{:>5d}"),
+    ("agent_samples", "samples", "{:>8d}"),
+    ("gen_success", "p_gen", "{:>6.3f}"),
+    ("in_band_share", "in_band", "{:>7.3f}"),
+    ("r_env", "R_env", "{:>6.3f}"),
+    ("task_level", "level", "{:>6.2f}"),
+    ("response_tokens", "resp_tok", "{:>8.1f}"),
+    ("heldout_acc", "heldout", "{:>7.3f}"),
+    ("seconds", "sec", "{:>6.1f}"),
+)
+
+
+class MetricsLogger:
+    """Appends one JSON object per epoch to ``metrics.jsonl`` and mirrors scalars to TensorBoard."""
+
+    def __init__(self, out_dir: str | Path, tensorboard: bool = True, echo: bool = True) -> None:
+        self.path = Path(out_dir) / "metrics.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.echo = echo
+        self.writer: Any = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self.writer = SummaryWriter(str(Path(out_dir) / "tensorboard"))
+            except ImportError:
+                print(
+                    "genenv train: TensorBoard logging is off (pip install tensorboard to enable it); "
+                    "metrics.jsonl and the PNG plots are written anyway",
+                    file=sys.stderr,
+                )
+        self._header_done = False
+
+    def truncate_after(self, epoch: int) -> None:
+        """Drop rows after ``epoch`` (a resumed run rewrites the epochs it repeats)."""
+        if not self.path.exists():
+            return
+        rows = [r for r in read_metrics(self.path) if r.get("epoch", 0) <= epoch]
+        self.path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def log(self, row: dict[str, Any]) -> None:
+        with self.path.open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        if self.writer is not None:
+            for key, value in row.items():
+                if isinstance(value, int | float) and key != "epoch":
+                    self.writer.add_scalar(key, value, row["epoch"])
+            self.writer.flush()
+        if self.echo:
+            if not self._header_done:
+                print(
+                    " ".join(f"{h:>{len(f.format(0) if 'd' in f else f.format(0.0))}}" for _, h, f in TABLE)
+                )
+                self._header_done = True
+            cells = []
+            for key, _, fmt in TABLE:
+                value = row.get(key)
+                width = len(fmt.format(0) if "d" in fmt else fmt.format(0.0))
+                cells.append(fmt.format(value) if value is not None else "-".rjust(width))
+            print(" ".join(cells), flush=True)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a ``metrics.jsonl``."""
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]

@@ -1,0 +1,89 @@
+"""PNG plots of a run's curves (the paper's Figs. 4-8 in miniature) from its ``metrics.jsonl``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from genenv_gym.train.metrics import read_metrics
+
+PANELS = (
+    ("gen_success", "success on generated tasks"),
+    ("in_band_share", "share of in-band tasks"),
+    ("r_env", "mean R_env"),
+    ("task_level", "generated-task level (difficulty)"),
+    ("task_tokens", "generated-task length (tokens)"),
+    ("response_tokens", "agent response length (tokens)"),
+    ("validity", "validity rate of generated tasks"),
+    ("heldout_acc", "held-out (benchmark) accuracy"),
+)
+
+
+def plot_run(run_dir: str | Path, alpha: float = 0.5, k_min: float = 0.1) -> Path | None:
+    """Write ``run_dir/curves.png``; None (with a message) when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("genenv train: matplotlib is not installed (pip install 'genenv-gym[train]'); no plots written")
+        return None
+    run_dir = Path(run_dir)
+    rows = [r for r in read_metrics(run_dir / "metrics.jsonl") if r.get("epoch", 0) >= 1]
+    if not rows:
+        return None
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7))
+    for ax, (key, title) in zip(axes.flat, PANELS, strict=True):
+        points = [(r["epoch"], r[key]) for r in rows if r.get(key) is not None]
+        if key == "heldout_acc":
+            points = [
+                (r["epoch"], r[key])
+                for r in read_metrics(run_dir / "metrics.jsonl")
+                if r.get(key) is not None
+            ]
+        if points:
+            ax.plot(*zip(*points, strict=True), marker="o")
+        if key == "gen_success":
+            ax.axhspan(alpha - k_min, alpha + k_min, color="green", alpha=0.15, label="alpha band")
+            ax.axhline(alpha, color="green", linestyle="--", linewidth=1)
+            ax.set_ylim(0, 1)
+            ax.legend(loc="lower right")
+        ax.set_title(title)
+        ax.set_xlabel("epoch")
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out = run_dir / "curves.png"
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+    return out
+
+
+def plot_lines(
+    series: dict[str, list[tuple[float, float, float]]], out: str | Path, xlabel: str, ylabel: str, title: str
+) -> Any:
+    """One line per name with a shaded band: ``series[name] = [(x, mean, std), ...]``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, points in series.items():
+        xs, means, stds = zip(*points, strict=True)
+        ax.plot(xs, means, marker="o", label=name)
+        ax.fill_between(
+            xs,
+            [m - s for m, s in zip(means, stds, strict=True)],
+            [m + s for m, s in zip(means, stds, strict=True)],
+            alpha=0.15,
+        )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out

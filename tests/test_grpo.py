@@ -1,0 +1,82 @@
+"""GRPO loss against hand-computed values; KL and clipping at their bounds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from genenv_gym.train.grpo import group_advantages, grpo_loss, low_var_kl  # noqa: E402
+
+
+def test_group_advantages_by_hand() -> None:
+    adv = group_advantages([1.0, 0.0, 1.0, 1.0, 0.5, 0.5], [0, 0, 0, 0, 1, 1], eps=0.0)
+    # group 0: mean 0.75, unbiased std sqrt(0.25) = 0.5
+    assert adv[:4].tolist() == pytest.approx([0.5, -1.5, 0.5, 0.5])
+    assert adv[4:].tolist() == [0.0, 0.0]  # equal rewards: no signal
+
+
+def test_grpo_loss_hand_computed() -> None:
+    # two sequences, three positions; the first position is a prompt token (mask 0)
+    lp = torch.tensor([[0.0, math.log(0.5), math.log(0.25)], [0.0, math.log(0.6), 0.0]])
+    old = torch.tensor([[0.0, math.log(0.5), math.log(0.5)], [0.0, math.log(0.4), 0.0]])
+    mask = torch.tensor([[0.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    adv = torch.tensor([1.0, -1.0])
+    out = grpo_loss(lp, old, adv, mask, ref_logprobs=None, clip_ratio=0.2, kl_coef=0.0)
+    # ratios: 1.0 (A=1) -> -1; 0.5 (A=1): min(0.5, 0.8) = 0.5 -> -0.5;
+    # 1.5 (A=-1): min(-1.5, -1.2) = -1.5 -> 1.5
+    assert out.loss.item() == pytest.approx((-1.0 - 0.5 + 1.5) / 3)
+    assert out.clip_fraction == pytest.approx(2 / 3)
+
+
+def test_kl_term_hand_computed_and_zero_at_reference() -> None:
+    lp = torch.tensor([[math.log(0.5)]])
+    ref = torch.tensor([[math.log(0.25)]])
+    # k3: exp(ref - lp) - (ref - lp) - 1 = 0.5 + log 2 - 1
+    assert low_var_kl(lp, ref).item() == pytest.approx(0.5 + math.log(2) - 1)
+    assert low_var_kl(lp, lp).item() == 0.0
+    # the estimator is clamped at 10
+    assert low_var_kl(torch.tensor([[-30.0]]), torch.tensor([[0.0]])).item() == 10.0
+    mask = torch.ones(1, 1)
+    out = grpo_loss(lp, lp.detach(), torch.tensor([0.0]), mask, ref, kl_coef=0.1)
+    assert out.loss.item() == pytest.approx(0.1 * (0.5 + math.log(2) - 1))
+
+
+def test_clipping_stops_gradient_beyond_the_bound() -> None:
+    old = torch.zeros(1, 1)
+    mask = torch.ones(1, 1)
+    # ratio 1.5 > 1.2 with a positive advantage: the clipped branch is taken, no gradient
+    lp = torch.full((1, 1), math.log(1.5), requires_grad=True)
+    grpo_loss(lp, old, torch.tensor([1.0]), mask, kl_coef=0.0).loss.backward()
+    assert lp.grad.item() == 0.0
+    # inside the bound the gradient is -A * ratio / tokens
+    lp = torch.full((1, 1), math.log(1.1), requires_grad=True)
+    grpo_loss(lp, old, torch.tensor([1.0]), mask, kl_coef=0.0).loss.backward()
+    assert lp.grad.item() == pytest.approx(-1.1)
+    # a negative advantage is never clipped from below on the pessimistic side (ratio 0.5 < 0.8)
+    lp = torch.full((1, 1), math.log(0.5), requires_grad=True)
+    grpo_loss(lp, old, torch.tensor([-1.0]), mask, kl_coef=0.0).loss.backward()
+    assert lp.grad.item() == 0.0
+
+
+def test_denominator_makes_micro_batches_add_up() -> None:
+    lp = torch.tensor([[0.1, 0.2], [0.3, -0.1]])
+    old = torch.zeros(2, 2)
+    mask = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    adv = torch.tensor([0.5, -2.0])
+    whole = grpo_loss(lp, old, adv, mask, clip_ratio=10.0, kl_coef=0.0).loss
+    parts = sum(
+        grpo_loss(
+            lp[i : i + 1],
+            old[i : i + 1],
+            adv[i : i + 1],
+            mask[i : i + 1],
+            clip_ratio=10.0,
+            kl_coef=0.0,
+            denominator=3.0,
+        ).loss
+        for i in range(2)
+    )
+    assert parts.item() == pytest.approx(whole.item())
