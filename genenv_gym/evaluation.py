@@ -1,20 +1,50 @@
-"""Running an agent over an env's tasks and scoring it per category with the official metric."""
+"""Benchmarking an agent on envs with their official metrics: per-category and per-level scores, resumable.
+
+``evaluate`` plays one agent on one env:
+
+- benchmark envs: every task in file order (``limit``: at most that many per category);
+- simulator envs (no fixed task list): ``episodes`` episodes of the curriculum, from ``reset(seed=seed)``.
+
+Agents (``make_eval_agent``): ``oracle`` and ``random`` (the scripted baselines), or an LLM through any
+backend spec (``hf:PATH``, ``openai:MODEL@URL``, ``sglang:PATH``, ``sglang-server:URL``, ``tiny:ARCH``).
+
+Every finished episode is appended to ``results_path`` (JSON Lines) as soon as it ends, with the actions
+taken. With ``resume=True`` the episodes already in that file are not played again: a benchmark task is
+skipped by its index, and a simulator env gets its recorded actions replayed (cheap, no agent call) so its
+curriculum reaches the same state before the run goes on. Scripted agents draw from a generator seeded
+per episode, so a resumed run gives the same results as an uninterrupted one.
+
+``batch_size > 1`` plays an LLM agent on several copies of a benchmark env at once, with one batched
+backend call per step of all of them (the hf and sglang backends generate the batch together).
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import csv
+import json
+import time
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from genenv_gym.agents.scripted import make_agent
 from genenv_gym.progress import progress
 
+SCRIPTED_AGENTS = ("oracle", "random")
+
+
+class ResumeError(RuntimeError):
+    """A results file that does not belong to the run being resumed."""
+
 
 @dataclass
 class EvalReport:
-    """Per-category pass counts of one agent on one env, and the benchmark's summary scores."""
+    """Per-category (and, for simulator envs, per-level) pass counts of one agent on one env."""
 
     env_id: str
     agent: str
@@ -22,30 +52,68 @@ class EvalReport:
     total: dict[str, int] = field(default_factory=dict)
     summary: dict[str, float] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
+    level_passed: dict[int, int] = field(default_factory=dict)
+    level_total: dict[int, int] = field(default_factory=dict)
+    reward_sum: float = 0.0
+    steps_sum: int = 0
+    resumed: int = 0
+    seconds: float = 0.0
+    simulator: bool = False
 
     @property
     def accuracy(self) -> dict[str, float]:
         return {c: self.passed[c] / self.total[c] for c in self.total}
 
     @property
+    def episodes(self) -> int:
+        return sum(self.total.values())
+
+    @property
     def overall(self) -> float:
-        total = sum(self.total.values())
+        total = self.episodes
         return sum(self.passed.values()) / total if total else 0.0
 
+    @property
+    def level_accuracy(self) -> dict[int, float]:
+        return {lvl: self.level_passed[lvl] / self.level_total[lvl] for lvl in sorted(self.level_total)}
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one finished episode (a record as ``evaluate`` writes it)."""
+        category, level = str(record["category"]), int(record.get("level", 0))
+        success = bool(record["success"])
+        self.total[category] = self.total.get(category, 0) + 1
+        self.passed[category] = self.passed.get(category, 0) + int(success)
+        self.level_total[level] = self.level_total.get(level, 0) + 1
+        self.level_passed[level] = self.level_passed.get(level, 0) + int(success)
+        self.reward_sum += float(record.get("reward", 0.0))
+        self.steps_sum += int(record.get("steps", 1))
+        if record.get("error_type"):
+            self.errors[record["error_type"]] = self.errors.get(record["error_type"], 0) + 1
+
     def to_dict(self) -> dict[str, Any]:
+        episodes = self.episodes
         return {
             "env_id": self.env_id,
             "agent": self.agent,
+            "episodes": episodes,
             "accuracy": self.accuracy,
             "passed": self.passed,
             "total": self.total,
             "overall": self.overall,
+            "mean_reward": self.reward_sum / episodes if episodes else 0.0,
+            "mean_steps": self.steps_sum / episodes if episodes else 0.0,
             "summary": self.summary,
-            "errors": self.errors,
+            "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
+            "levels": {
+                str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
+                for lvl in sorted(self.level_total)
+            },
+            "resumed": self.resumed,
+            "seconds": self.seconds,
         }
 
     def table(self) -> str:
-        """A plain-text table: one row per category, then the summaries."""
+        """A plain-text table: one row per category, the overall row, the summaries; levels for simulators."""
         rows = [f"{'category':<26}{'passed':>8}{'total':>8}{'accuracy':>10}"]
         for category in self.total:
             rows.append(
@@ -55,7 +123,164 @@ class EvalReport:
         passed, total = sum(self.passed.values()), sum(self.total.values())
         rows.append(f"{'overall':<26}{passed:>8}{total:>8}{100 * self.overall:>9.1f}%")
         rows += [f"{name:<42}{100 * value:>9.1f}%" for name, value in self.summary.items()]
+        if self.simulator:
+            rows.append(f"{'level':<26}{'passed':>8}{'total':>8}{'accuracy':>10}")
+            for level, accuracy in self.level_accuracy.items():
+                passed, total = self.level_passed[level], self.level_total[level]
+                rows.append(f"{level:<26}{passed:>8}{total:>8}{100 * accuracy:>9.1f}%")
         return "\n".join(rows)
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """Rows for a CSV file: one per category, one overall, one per summary score (and level)."""
+        rows = [
+            {"env_id": self.env_id, "agent": self.agent, "group": "category", "name": c}
+            | {"passed": self.passed[c], "total": self.total[c], "accuracy": self.accuracy[c]}
+            for c in self.total
+        ]
+        rows.append(
+            {"env_id": self.env_id, "agent": self.agent, "group": "overall", "name": "overall"}
+            | {"passed": sum(self.passed.values()), "total": self.episodes, "accuracy": self.overall}
+        )
+        rows += [
+            {"env_id": self.env_id, "agent": self.agent, "group": "summary", "name": name}
+            | {"passed": "", "total": "", "accuracy": value}
+            for name, value in self.summary.items()
+        ]
+        if self.simulator:
+            rows += [
+                {"env_id": self.env_id, "agent": self.agent, "group": "level", "name": str(level)}
+                | {"passed": self.level_passed[level], "total": self.level_total[level], "accuracy": accuracy}
+                for level, accuracy in self.level_accuracy.items()
+            ]
+        return rows
+
+
+CSV_FIELDS = ("env_id", "agent", "group", "name", "passed", "total", "accuracy")
+
+
+def write_csv(reports: Iterable[EvalReport], path: str | Path) -> None:
+    """All reports' ``csv_rows`` in one CSV file."""
+    with Path(path).open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        for report in reports:
+            writer.writerows(report.csv_rows())
+
+
+def overview_table(reports: Iterable[EvalReport]) -> str:
+    """One row per env: episodes, overall accuracy, mean reward."""
+    reports = list(reports)
+    width = max([len("env"), *(len(r.env_id) for r in reports)])
+    rows = [f"{'env':<{width}}  {'agent':<20}{'episodes':>9}{'accuracy':>10}{'reward':>9}"]
+    for r in reports:
+        reward = r.to_dict()["mean_reward"]
+        rows.append(
+            f"{r.env_id:<{width}}  {r.agent[:19]:<20}{r.episodes:>9}{100 * r.overall:>9.1f}%{reward:>9.3f}"
+        )
+    return "\n".join(rows)
+
+
+def is_llm_agent(agent: str) -> bool:
+    """Whether an agent name is a backend spec (``kind:...``) rather than a scripted agent."""
+    return agent not in SCRIPTED_AGENTS and ":" in agent
+
+
+def check_agent(agent: str) -> None:
+    """Raise ValueError saying what is expected unless ``agent`` is a scripted agent or a backend spec."""
+    if agent in SCRIPTED_AGENTS:
+        return
+    if ":" not in agent:
+        raise ValueError(
+            f"unknown agent {agent!r}: use oracle, random, or a backend spec "
+            "(hf:PATH, openai:MODEL@URL, sglang:PATH, sglang-server:URL, tiny:ARCH)"
+        )
+    from genenv_gym.agents.backends import parse_spec
+
+    parse_spec(agent)
+
+
+class _Agent:
+    """What ``evaluate`` plays: a scripted agent reseeded per episode, or an LLM agent."""
+
+    def __init__(self, agent: str, env: gym.Env, seed: int, backend: Any = None, **llm_kwargs: Any) -> None:
+        self.seed = seed
+        if is_llm_agent(agent):
+            from genenv_gym.agents.llm_agent import LLMAgent
+
+            self.agent: Any = LLMAgent.for_env(env, backend if backend is not None else agent, **llm_kwargs)
+        else:
+            self.agent = make_agent(agent, env, seed)
+
+    def start(self, episode: int) -> None:
+        if hasattr(self.agent, "rng"):
+            self.agent.rng = np.random.default_rng([self.seed, episode])
+
+    def act(self, observation: str, info: Mapping[str, Any]) -> str:
+        return self.agent.act(observation, info)
+
+
+def make_backend_once(agent: str, **kwargs: Any) -> Any:
+    """An LLM agent spec's backend, built once so several envs share one loaded model (None if scripted)."""
+    if not is_llm_agent(agent):
+        return None
+    from genenv_gym.agents.backends import make_backend
+
+    return make_backend(agent, **kwargs)
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """The episode records of a results file (a torn last line, from an interrupted write, is dropped)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def _plan(env: gym.Env, limit: int | None, episodes: int) -> list[dict[str, Any] | None]:
+    tasks = getattr(env.unwrapped, "tasks", None)
+    if tasks is None:
+        return [None] * episodes
+    per_category: dict[str, int] = defaultdict(int)
+    plan: list[dict[str, Any] | None] = []
+    for task in tasks:
+        if limit is None or per_category[task.category] < limit:
+            per_category[task.category] += 1
+            plan.append({"task_id": task.id})
+    return plan
+
+
+def _play(env: gym.Env, agent: _Agent | None, reset_args: dict[str, Any], actions: list[str] | None) -> dict:
+    """One episode: the agent acts, or (``actions`` given) the recorded actions are replayed."""
+    obs, info = env.reset(**reset_args)
+    played: list[str] = []
+    reward_sum, done, step_info = 0.0, False, {}
+    while not done:
+        if actions is not None:
+            if len(played) >= len(actions):
+                raise ResumeError("the recorded episode ended early: the results file does not fit this run")
+            action = actions[len(played)]
+        else:
+            action = agent.act(obs, info if not played else step_info)
+        played.append(action)
+        obs, reward, terminated, truncated, step_info = env.step(action)
+        reward_sum += float(reward)
+        done = terminated or truncated
+    return {
+        "task_id": info.get("task_id"),
+        "category": str(info.get("category", "")),
+        "level": int(info.get("level", 0) or 0),
+        "success": bool(step_info.get("success")),
+        "reward": reward_sum,
+        "steps": len(played),
+        "error_type": step_info.get("error_type"),
+        "actions": played,
+    }
 
 
 def evaluate(
@@ -66,41 +291,180 @@ def evaluate(
     seed: int = 0,
     show_progress: bool = True,
     env_kwargs: dict[str, Any] | None = None,
+    results_path: str | Path | None = None,
+    resume: bool = False,
+    backend: Any = None,
+    llm_kwargs: dict[str, Any] | None = None,
+    batch_size: int = 1,
 ) -> EvalReport:
-    """Play ``agent_name`` (``oracle`` or ``random``) on ``env_id``.
+    """Play ``agent_name`` on ``env_id`` and score it (see the module docstring).
 
-    Benchmark envs are evaluated on every task in file order (``limit``: at most that many per category);
-    envs without a fixed task list (the simulator envs) for ``episodes`` episodes.
+    Args:
+        env_id: a registered env id.
+        agent_name: ``oracle``, ``random`` or a backend spec.
+        limit: benchmark envs: at most this many tasks per category.
+        episodes: simulator envs: how many episodes.
+        seed: seeds the env's first reset and the scripted agents.
+        show_progress: a progress bar on stderr.
+        env_kwargs: passed to ``gymnasium.make``.
+        results_path: JSON Lines file each finished episode is appended to (created if missing).
+        resume: skip (benchmark) or replay (simulator) the episodes already in ``results_path``.
+        backend: an already built backend for an LLM agent (shared across envs); default: built from the spec.
+        llm_kwargs: ``LLMAgent`` options (``params``, ``pass_tools``, ``system_prompt``).
+        batch_size: LLM agents on benchmark envs: episodes played at once on as many env copies, with one
+            batched backend call per step (simulator envs always run one episode at a time: their
+            curriculum is sequential).
     """
+    check_agent(agent_name)
+    start = time.monotonic()
     env = gym.make(env_id, **(env_kwargs or {}))
-    agent = make_agent(agent_name, env, seed)
-    report = EvalReport(env_id, agent_name)
-    tasks = getattr(env.unwrapped, "tasks", None)
-    if tasks is not None:
-        per_category: dict[str, int] = defaultdict(int)
-        chosen = []
-        for task in tasks:
-            if limit is None or per_category[task.category] < limit:
-                per_category[task.category] += 1
-                chosen.append(task)
-        plan = [{"task_id": t.id} for t in chosen]
-    else:
-        plan = [None] * episodes
-    errors: dict[str, int] = defaultdict(int)
-    for i, options in enumerate(
-        progress(plan, total=len(plan), desc=f"{env_id} {agent_name}", enabled=show_progress)
-    ):
-        obs, info = env.reset(seed=seed if i == 0 else None, options=options)
-        done = False
-        while not done:
-            obs, _, terminated, truncated, step_info = env.step(agent.act(obs, info))
-            done = terminated or truncated
-        category = info["category"]
-        report.total[category] = report.total.get(category, 0) + 1
-        report.passed[category] = report.passed.get(category, 0) + int(bool(step_info.get("success")))
-        if step_info.get("error_type"):
-            errors[step_info["error_type"]] += 1
-    report.errors = dict(sorted(errors.items(), key=lambda kv: -kv[1]))
-    report.summary = env.unwrapped.domain.summarize(report.accuracy, report.total)
-    env.close()
-    return report
+    try:
+        agent = _Agent(agent_name, env, seed, backend, **(llm_kwargs or {}))
+        report = EvalReport(env_id, agent_name, simulator=getattr(env.unwrapped, "tasks", None) is None)
+        plan = _plan(env, limit, episodes)
+        done = _previous(results_path, env_id, agent_name, plan) if resume and results_path else {}
+        records: dict[int, dict[str, Any]] = {}
+        out = _open_results(results_path)
+        try:
+            batched = batch_size > 1 and is_llm_agent(agent_name) and not report.simulator
+            if batched:
+                todo = [i for i in range(len(plan)) if i not in done]
+                copies = [env] + [
+                    gym.make(env_id, **(env_kwargs or {})) for _ in range(min(batch_size, len(todo)) - 1)
+                ]
+                episodes_iter = _batched_episodes(copies, agent.agent, plan, todo)
+            else:
+                episodes_iter = _sequential_episodes(
+                    env, agent, plan, done, seed, report.simulator, results_path
+                )
+            label = f"{env_id} {agent_name}"
+            total = len(plan) - (len(done) if batched else 0)
+            for index, played in progress(episodes_iter, total=total, desc=label, enabled=show_progress):
+                if played is None:  # a finished episode of the earlier run
+                    continue
+                record = {"env_id": env_id, "agent": agent_name, "index": index, **played}
+                records[index] = record
+                if out is not None:
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    out.flush()
+            if batched:
+                for copy in copies[1:]:
+                    copy.close()
+        finally:
+            if out is not None:
+                out.close()
+        for index in sorted({**done, **records}):  # plan order, whatever order episodes ended in
+            report.add(records.get(index) or done[index])
+        report.resumed = len(done)
+        report.summary = env.unwrapped.domain.summarize(report.accuracy, report.total)
+        report.seconds = time.monotonic() - start
+        return report
+    finally:
+        env.close()
+
+
+def _sequential_episodes(
+    env: gym.Env,
+    agent: _Agent,
+    plan: list[dict[str, Any] | None],
+    done: dict[int, dict[str, Any]],
+    seed: int,
+    simulator: bool,
+    results_path: str | Path | None,
+) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """``(index, episode)`` in plan order; ``None`` for an episode the earlier run finished."""
+    for i in range(len(plan)):
+        reset_args = {"seed": seed if i == 0 else None, "options": plan[i]}
+        if i in done:
+            if simulator:  # bring the curriculum to the state the recorded run left it in
+                replayed = _play(env, None, reset_args, list(done[i]["actions"]))
+                recorded = (done[i].get("task_id"), bool(done[i]["success"]))
+                if (replayed["task_id"], replayed["success"]) != recorded:
+                    raise ResumeError(
+                        f"episode {i} of {env.spec.id if env.spec else 'the env'} replays differently from "
+                        f"{results_path}: the file comes from another run (seed, env arguments or version)"
+                    )
+            yield i, None
+            continue
+        agent.start(i)
+        yield i, _play(env, agent, reset_args, None)
+
+
+def _batched_episodes(
+    envs: list[gym.Env], llm: Any, plan: list[dict[str, Any] | None], todo: list[int]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Benchmark tasks on several env copies at once, one batched LLM call per step of all of them.
+
+    Yields ``(index, episode)`` as episodes end (not in plan order).
+    """
+    queue = deque(todo)
+    active: dict[int, dict[str, Any]] = {}
+    while queue or active:
+        for slot in range(len(envs)):
+            if slot not in active and queue:
+                index = queue.popleft()
+                obs, info = envs[slot].reset(options=plan[index])
+                active[slot] = {
+                    "index": index,
+                    "first": info,
+                    "obs": obs,
+                    "info": info,
+                    "actions": [],
+                    "reward": 0.0,
+                }
+        slots = sorted(active)
+        actions = llm.act_batch([active[s]["obs"] for s in slots], [active[s]["info"] for s in slots], slots)
+        for slot, action in zip(slots, actions, strict=True):
+            state = active[slot]
+            state["actions"].append(action)
+            obs, reward, terminated, truncated, info = envs[slot].step(action)
+            state["reward"] += float(reward)
+            state["obs"], state["info"] = obs, info
+            if terminated or truncated:
+                first = state["first"]
+                del active[slot]
+                yield (
+                    state["index"],
+                    {
+                        "task_id": first.get("task_id"),
+                        "category": str(first.get("category", "")),
+                        "level": int(first.get("level", 0) or 0),
+                        "success": bool(info.get("success")),
+                        "reward": state["reward"],
+                        "steps": len(state["actions"]),
+                        "error_type": info.get("error_type"),
+                        "actions": state["actions"],
+                    },
+                )
+
+
+def _previous(
+    results_path: str | Path, env_id: str, agent_name: str, plan: list[dict[str, Any] | None]
+) -> dict[int, dict[str, Any]]:
+    """Recorded episodes of this env and agent by index, checked against the plan."""
+    done: dict[int, dict[str, Any]] = {}
+    for record in read_results(results_path):
+        if record.get("env_id") != env_id or record.get("agent") != agent_name:
+            continue
+        index = int(record["index"])
+        expected = plan[index] if index < len(plan) else None
+        if index >= len(plan) or (expected is not None and expected["task_id"] != record.get("task_id")):
+            raise ResumeError(
+                f"{results_path}: episode {index} of {env_id} does not match this run's tasks "
+                "(another --limit, data or env arguments?); use a new results file"
+            )
+        done[index] = record
+    return done
+
+
+def _open_results(results_path: str | Path | None) -> Any:
+    """The results file opened for appending (after a newline if an interrupted write left a torn line)."""
+    if results_path is None:
+        return None
+    path = Path(results_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    out = path.open("a", encoding="utf-8")
+    if torn:
+        out.write("\n")
+    return out

@@ -1,0 +1,146 @@
+"""genenv eval as a benchmarking tool: agents by spec, several envs, JSON/CSV, progress, resumable runs."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from fake_llm_server import FakeLLMServer
+
+from genenv_gym.cli import main
+from genenv_gym.evaluation import ResumeError, evaluate, read_results
+from genenv_gym.fixtures import FIXTURES_DIR
+
+
+@pytest.fixture
+def fixtures(monkeypatch):
+    monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
+
+
+def test_several_envs_one_run_with_json_csv_and_an_overview(fixtures, tmp_path, capsys):
+    report_json, report_csv = tmp_path / "r.json", tmp_path / "r.csv"
+    envs = ["--env", "GenEnv-BFCL-Parallel-v0", "--env", "GenEnv-Sim-BFCL-v0"]
+    outputs = ["--json", str(report_json), "--csv", str(report_csv)]
+    code = main(["eval", *envs, "--agent", "oracle", "--episodes", "8", "--no-progress", *outputs])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "GenEnv-BFCL-Parallel-v0 — agent oracle" in out and "level" in out  # per-level table for the sim
+    assert out.count("GenEnv-Sim-BFCL-v0") >= 2  # its own table and the overview row
+    reports = json.loads(report_json.read_text())
+    assert [r["env_id"] for r in reports] == ["GenEnv-BFCL-Parallel-v0", "GenEnv-Sim-BFCL-v0"]
+    assert reports[1]["episodes"] == 8 and reports[1]["overall"] == 1.0 and reports[1]["levels"]
+    rows = list(csv.DictReader(report_csv.open()))
+    assert {r["group"] for r in rows} >= {"category", "overall", "level"}
+    overall = [r for r in rows if r["group"] == "overall"]
+    assert [float(r["accuracy"]) for r in overall] == [1.0, 1.0]
+
+
+def test_an_interrupted_simulator_run_resumes_to_the_same_results(tmp_path, capsys):
+    args = ["eval", "--env", "GenEnv-Sim-BFCL-v0", "--agent", "random", "--episodes", "24", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "full")]) == 0
+    full = read_results(tmp_path / "full" / "episodes.jsonl")
+    part = tmp_path / "part"
+    assert main([*args, "--out", str(part)]) == 0
+    lines = (part / "episodes.jsonl").read_text().splitlines(keepends=True)
+    (part / "episodes.jsonl").write_text("".join(lines[:9]) + lines[9][:30])  # killed while writing #10
+    capsys.readouterr()
+    assert main([*args, "--out", str(part)]) == 2  # an existing run is never overwritten silently
+    assert "--resume" in capsys.readouterr().err
+    assert main([*args, "--out", str(part), "--resume"]) == 0
+    assert "9 episodes from the earlier run" in capsys.readouterr().out
+    resumed = read_results(part / "episodes.jsonl")
+    keys = ("index", "task_id", "level", "success", "actions")
+    assert [[r[k] for k in keys] for r in resumed] == [[r[k] for k in keys] for r in full]
+    assert json.loads((part / "report.json").read_text())[0]["resumed"] == 9
+
+
+def test_resuming_a_benchmark_run_skips_finished_tasks(fixtures, tmp_path):
+    results = tmp_path / "episodes.jsonl"
+    first = evaluate("GenEnv-BFCL-v0", "oracle", limit=1, show_progress=False, results_path=results)
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(lines[:5]))
+    again = evaluate(
+        "GenEnv-BFCL-v0", "oracle", limit=1, show_progress=False, results_path=results, resume=True
+    )
+    assert again.resumed == 5 and again.to_dict()["total"] == first.to_dict()["total"]
+    assert len(read_results(results)) == first.episodes
+    with pytest.raises(ResumeError, match="does not match"):
+        evaluate(
+            "GenEnv-BFCL-v0", "oracle", show_progress=False, results_path=results, resume=True
+        )  # no limit
+
+
+def test_an_openai_compatible_agent_is_benchmarked(fixtures, tmp_path, capsys):
+    server = FakeLLMServer()
+
+    def reply(body):
+        content = (
+            "<think>none of these tools fit</think>\n```\n[]\n```"  # no call: right only for irrelevance
+        )
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        return {"id": "c", "object": "chat.completion", "model": body["model"], "choices": [choice]}
+
+    server.handlers["/v1/chat/completions"] = reply
+    try:
+        agent = f"openai:fake-model@{server.url}"
+        code = main(
+            [
+                "eval",
+                "--env",
+                "GenEnv-BFCL-v0",
+                "--agent",
+                agent,
+                "--no-progress",
+                "--json",
+                str(tmp_path / "r.json"),
+            ]
+        )
+    finally:
+        server.close()
+    assert code == 0
+    report = json.loads((tmp_path / "r.json").read_text())[0]
+    assert report["agent"].startswith("openai:fake-model@")
+    assert report["passed"]["irrelevance"] == report["total"]["irrelevance"] == 1
+    assert report["passed"]["live_irrelevance"] == 1 and report["overall"] == 2 / 14
+    sent = server.requests[0][1]
+    assert sent["model"] == "fake-model" and sent["temperature"] == 0.0
+    assert sent["messages"][0]["role"] == "system" and "functions" in sent["messages"][0]["content"]
+
+
+def test_progress_bar_and_bad_agents(fixtures, capsys):
+    assert main(["eval", "--env", "GenEnv-BFCL-SimplePython-v0", "--agent", "oracle"]) == 0
+    assert "GenEnv-BFCL-SimplePython-v0 oracle" in capsys.readouterr().err  # the progress bar's label
+    assert main(["eval", "--env", "GenEnv-BFCL-v0", "--agent", "gpt4"]) == 2
+    assert "openai:MODEL@URL" in capsys.readouterr().err
+    assert main(["eval", "--env", "GenEnv-BFCL-v0", "--agent", "nope:thing"]) == 2
+    assert main(["eval", "--env", "GenEnv-BFCL-v0", "--resume"]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_batched_llm_episodes_match_one_at_a_time(fixtures, tmp_path):
+    server = FakeLLMServer()
+    server.delay = 0.05
+
+    def reply(body):  # answers each question by its first offered function: right for some tasks only
+        system = body["messages"][0]["content"]
+        name = system.split('"name": "')[1].split('"')[0] if '"name": "' in system else "none"
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": f"[{name}()]"},
+            "finish_reason": "stop",
+        }
+        return {"id": "c", "object": "chat.completion", "model": body["model"], "choices": [choice]}
+
+    server.handlers["/v1/chat/completions"] = reply
+    agent = f"openai:m@{server.url}"
+    try:
+        one = evaluate("GenEnv-BFCL-v0", agent, show_progress=False)
+        results = tmp_path / "episodes.jsonl"
+        many = evaluate("GenEnv-BFCL-v0", agent, show_progress=False, batch_size=6, results_path=results)
+    finally:
+        server.close()
+    assert server.max_in_flight > 1  # the batch went out together
+    assert many.to_dict()["passed"] == one.to_dict()["passed"] and many.episodes == 14
+    assert 0 < many.overall < 1
+    assert sorted(r["index"] for r in read_results(results)) == list(range(14))
