@@ -1,0 +1,1 @@
+"""Agents: scripted baselines, the LLM agent and its generation backends."""

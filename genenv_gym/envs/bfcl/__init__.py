@@ -1,0 +1,1 @@
+"""BFCL (Berkeley Function Calling Leaderboard v4), single-turn AST categories."""
