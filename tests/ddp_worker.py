@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
+from micro_model import micro_qwen2
 
 from genenv_gym.train.distributed import init_distributed, shard, wrap_agent
 from genenv_gym.train.grpo import grpo_loss, token_logprobs
@@ -20,16 +20,7 @@ def main(out: Path) -> None:
     torch.set_num_threads(1)
     info = init_distributed("gloo")
     torch.manual_seed(0)  # the same initial weights on every rank (DDP also broadcasts rank 0's)
-    config = Qwen2Config(
-        vocab_size=32,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=32,
-    )
-    model = wrap_agent(Qwen2ForCausalLM(config), info)
+    model = wrap_agent(micro_qwen2(), info)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     generator = torch.Generator().manual_seed(1)
     ids = torch.randint(0, 32, (8, 6), generator=generator)

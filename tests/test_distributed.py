@@ -34,16 +34,7 @@ def test_ddp_agent_update_keeps_ranks_identical(tmp_path: Path) -> None:
     for key in rank0:
         assert torch.equal(rank0[key], rank1[key]), key
     torch.manual_seed(0)  # the update moved the weights (the test is not vacuous)
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from micro_model import micro_qwen2
 
-    config = Qwen2Config(
-        vocab_size=32,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=32,
-    )
-    initial = Qwen2ForCausalLM(config).state_dict()
+    initial = micro_qwen2().state_dict()
     assert any(not torch.equal(initial[k], rank0[k]) for k in rank0)

@@ -33,19 +33,10 @@ def test_out_of_band_weights_give_zero_loss_and_kl_term() -> None:
 
 
 def _tiny_lm() -> torch.nn.Module:
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from micro_model import micro_qwen2
 
     torch.manual_seed(0)
-    config = Qwen2Config(
-        vocab_size=32,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=64,
-    )
-    return Qwen2ForCausalLM(config).eval()
+    return micro_qwen2(max_position_embeddings=64).eval()
 
 
 def test_kl_cap_limits_one_update() -> None:
