@@ -8,12 +8,15 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
+from genenv_gym.envs.alfworld.task_types import TASK_TYPES
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, env_suffix
 
 #: Domain name -> "module:Class" of its Domain.
 DOMAINS: dict[str, str] = {
     "bfcl": "genenv_gym.envs.bfcl.domain:BFCLDomain",
     "digits": "genenv_gym.envs.digits.domain:DigitsDomain",
+    "alfworld": "genenv_gym.envs.alfworld.domain:ALFWorldDomain",
+    "alfworld_step": "genenv_gym.envs.alfworld.step_domain:ALFWorldStepDomain",
 }
 
 
@@ -52,6 +55,31 @@ def _bfcl_entries() -> list[EnvEntry]:
     return entries
 
 
+def _alfworld_entries() -> list[EnvEntry]:
+    entry = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
+    entries = [EnvEntry("GenEnv-ALFWorld-v0", entry, "ALFWorld games on the TextWorld engine (success rate)")]
+    entries += [
+        EnvEntry(f"GenEnv-ALFWorld-{t.suffix}-v0", entry, f"ALFWorld {t.name}", {"task_types": [t.name]})
+        for t in TASK_TYPES
+    ]
+    entries.append(
+        EnvEntry(
+            "GenEnv-ALFWorld-Step-v0",
+            "genenv_gym.envs.alfworld.step_env:ALFWorldStepEnv",
+            "ALFWorld as single-step prediction of the expert's next command (the GenEnv paper's protocol)",
+        )
+    )
+    entries.append(
+        EnvEntry(
+            "GenEnv-Sim-ALFWorld-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "New ALFWorld goals over real scenes, planner-checked, at the agent's skill (alpha-curriculum)",
+            {"domain": "alfworld", "batch_size": 4},
+        )
+    )
+    return entries
+
+
 def _digits_entries() -> list[EnvEntry]:
     return [
         EnvEntry(
@@ -68,7 +96,7 @@ def _digits_entries() -> list[EnvEntry]:
     ]
 
 
-ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries() + _digits_entries())
+ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries() + _alfworld_entries() + _digits_entries())
 
 
 def register_envs() -> None:

@@ -30,6 +30,22 @@ def shared_data_dir() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def alfworld_tiny_root(tmp_path_factory) -> str:
+    """A data root holding the six tiny ALFWorld games (no engine: fails under CI, skips elsewhere)."""
+    try:
+        import alfworld  # noqa: F401
+        import textworld  # noqa: F401
+    except ImportError as error:
+        message = f'the ALFWorld engine is not installed (pip install ".[alfworld]"): {error}'
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from genenv_gym.envs.alfworld.tiny import write_tiny_games
+
+    return str(write_tiny_games(tmp_path_factory.mktemp("alfworld_tiny")))
+
+
 import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as toy_domain

@@ -1,0 +1,163 @@
+"""The PDDL planner (fast-downward, through textworld) in a worker process, so a slow search can be stopped.
+
+Some goals make the planner search for minutes (two objects of a common type in a big kitchen); a C call
+cannot be interrupted in-process, so planning runs in a child process that is killed after ``timeout_s``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import IO, Any
+
+#: Seconds one plan may take before the goal is dropped as "planner_timeout".
+DEFAULT_TIMEOUT_S = 20.0
+#: Extra seconds the first request may take: the worker imports the engine.
+STARTUP_S = 30.0
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """What the planner found for a goal.
+
+    ``status`` is ``solved`` (``plan`` reaches the goal), ``trivial`` (the goal already holds), ``unsolvable``
+    (no plan, or the translator proves the goal unreachable), ``timeout`` or ``error``; ``reason`` says why.
+    """
+
+    status: str
+    plan: tuple[str, ...] = ()
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def plan_in_process(engine: Any, game: Mapping[str, Any], actions: Sequence[str] = ()) -> PlanOutcome:
+    """Plan for ``game`` after ``actions`` with an AlfredEngine of this process (no time limit)."""
+    start = time.perf_counter()
+    try:
+        engine.load(dict(game))
+        state = engine.reset()
+        for action in actions:
+            state = engine.step(action)
+        if state.won:
+            return PlanOutcome("trivial", (), "the goal already holds", time.perf_counter() - start)
+        plan = tuple(engine.plan())
+    except KeyError as error:  # the translator emits a dummy task when it proves the goal unreachable
+        return PlanOutcome("unsolvable", (), f"goal unreachable ({error!r})", time.perf_counter() - start)
+    except Exception as error:
+        return PlanOutcome("error", (), f"engine error: {error!r}", time.perf_counter() - start)
+    if not plan:
+        return PlanOutcome("unsolvable", (), "the planner found no plan", time.perf_counter() - start)
+    return PlanOutcome("solved", plan, "", time.perf_counter() - start)
+
+
+def serve(requests: IO[str], answers: IO[str]) -> None:
+    """The worker's loop: read one JSON request per line (game, actions), answer one PlanOutcome per line."""
+    from genenv_gym.envs.alfworld.engine import AlfredEngine
+
+    engine = AlfredEngine()
+    for line in requests:
+        request = json.loads(line)
+        outcome = plan_in_process(engine, request["game"], request.get("actions", ()))
+        answers.write(json.dumps(asdict(outcome)) + "\n")
+        answers.flush()
+
+
+class PlannerWorker:
+    """A child process that plans goals on the real engine, restarted when a plan runs past ``timeout_s``.
+
+    Args:
+        timeout_s: the longest one plan may take; the goal then gets status ``timeout``.
+    """
+
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+        self.timeout_s = timeout_s
+        self._process: subprocess.Popen | None = None
+        self._warm = False
+        self._memo: OrderedDict[str, PlanOutcome] = OrderedDict()
+
+    def _start(self) -> None:
+        # A plain child interpreter (not multiprocessing's spawn, which re-imports the caller's __main__).
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "genenv_gym.envs.alfworld.planner"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def plan(self, game: Mapping[str, Any], actions: Sequence[str] = ()) -> PlanOutcome:
+        """The planner's outcome for ``game`` (game data with its goal) after ``actions``.
+
+        The planner is deterministic, so outcomes other than timeouts are remembered (the last 1024).
+        """
+        key = hashlib.sha1(
+            "\0".join([game["pddl_domain"], game["grammar"], game["pddl_problem"], *actions]).encode()
+        ).hexdigest()
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        if self._process is None or self._process.poll() is not None:
+            self._start()
+        start = time.perf_counter()
+        process = self._process
+        try:
+            process.stdin.write(json.dumps({"game": dict(game), "actions": list(actions)}) + "\n")
+            process.stdin.flush()
+            # The first request also waits for the worker to import the engine (a few seconds).
+            ready, _, _ = select.select(
+                [process.stdout], [], [], self.timeout_s + (0.0 if self._warm else STARTUP_S)
+            )
+            line = process.stdout.readline() if ready else ""
+        except (BrokenPipeError, OSError) as error:
+            self.close()
+            return PlanOutcome("error", (), f"planner worker failed: {error!r}", time.perf_counter() - start)
+        if not line:
+            self.close()
+            reason = f"the planner ran past {self.timeout_s:g}s" if not ready else "the planner worker died"
+            return PlanOutcome("timeout" if not ready else "error", (), reason, time.perf_counter() - start)
+        self._warm = True
+        data = json.loads(line)
+        outcome = PlanOutcome(data["status"], tuple(data["plan"]), data["reason"], data["seconds"])
+        self._memo[key] = outcome
+        if len(self._memo) > 1024:
+            self._memo.popitem(last=False)
+        return outcome
+
+    def close(self) -> None:
+        """Stop the worker (a later ``plan`` starts a new one)."""
+        process, self._process = self._process, None
+        self._warm = False
+        if process is not None:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=5)
+            for stream in (process.stdin, process.stdout):
+                with contextlib.suppress(Exception):
+                    stream.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+def _main() -> None:
+    """Entry point of the worker process: answers go to the real stdout, anything else printed to stderr."""
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    serve(sys.stdin, answers)
+
+
+if __name__ == "__main__":
+    _main()
