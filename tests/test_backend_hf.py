@@ -112,6 +112,36 @@ def test_continuous_engine_matches_the_padded_engine(tiny):
         assert max(abs(a - b) for a, b in zip(p[0].logprobs, c[0].logprobs, strict=True)) < 1e-4
 
 
+def test_close_gives_the_model_back_its_attention_for_training_forwards(tiny):
+    """Continuous batching may switch the model to paged attention; a trainer sharing it needs it back."""
+    model, tokenizer = tiny
+    before = model.config._attn_implementation
+    backend = HFBackend(model, tokenizer, engine="continuous")
+    backend.generate(["abc"], SamplingParams(temperature=0.0, max_new_tokens=2))
+    model.config._attn_implementation = "paged|" + before  # what transformers does on a GPU
+    backend.close()
+    assert model.config._attn_implementation == before
+    assert model(torch.tensor([[5, 6, 7]])).logits.shape[:2] == (1, 3)
+
+
+def test_a_script_that_never_closes_the_continuous_engine_still_exits(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import torch; torch.set_num_threads(1)\n"
+        "from genenv_gym.agents.backends import SamplingParams\n"
+        "from genenv_gym.agents.backends.hf import HFBackend\n"
+        "from genenv_gym.agents.tiny_model import build_tiny\n"
+        "model, tokenizer = build_tiny()\n"
+        "backend = HFBackend(model, tokenizer, engine='continuous')\n"
+        "print(len(backend.generate(['abc'], SamplingParams(max_new_tokens=2))[0][0].token_ids))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "2"
+
+
 @pytest.mark.parametrize("engine", ["padded", "continuous"])
 def test_checkpoint_generation_defaults_do_not_leak_into_sampling(engine):
     model, tokenizer = build_tiny("qwen2", seed=2)

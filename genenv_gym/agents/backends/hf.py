@@ -20,9 +20,11 @@ convention unless top-k / top-p truncate it.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -142,7 +144,9 @@ class HFBackend(Backend):
         self.static_cache = static_cache
         self.continuous_config = dict(continuous_config or {})
         self._managers: dict[tuple, Any] = {}
+        self._attention_before_paging: str | None = None
         self._lock = threading.Lock()
+        _LIVE_BACKENDS.add(self)
 
     @property
     def device(self) -> torch.device:
@@ -199,13 +203,24 @@ class HFBackend(Backend):
         if unexpected:
             raise BackendError(f"hf: unexpected weights {sorted(unexpected)[:5]}")
         with self._lock:
-            self._managers.clear()
+            self.close()
 
     def close(self) -> None:
-        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it)."""
+        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it).
+
+        Continuous batching switches the model to paged attention; closing switches it back, so a trainer
+        sharing the model can run ordinary forward passes again.
+        """
         for manager in self._managers.values():
             _stop_manager(manager)
         self._managers.clear()
+        before, self._attention_before_paging = self._attention_before_paging, None
+        config = getattr(self.model, "config", None)
+        if before is not None and getattr(config, "_attn_implementation", before) != before:
+            try:
+                self.model.set_attn_implementation(before)
+            except (AttributeError, ValueError):
+                config._attn_implementation = before
 
     # ------------------------------------------------------------------------------------------------
     def _generate_padded(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
@@ -336,9 +351,8 @@ class HFBackend(Backend):
         manager = self._managers.get(key)
         if manager is not None and manager.is_running():
             return manager
-        for old in self._managers.values():
-            _stop_manager(old)
-        self._managers.clear()
+        self.close()
+        self._attention_before_paging = getattr(self.model.config, "_attn_implementation", None)
         config = self._generation_config(params.with_(stop=(), ignore_eos=False), self.end_of_turn_ids(), 0)
         config.pad_token_id = self.tokenizer.pad_token_id
         cb_fields: dict[str, Any] = {
@@ -365,6 +379,20 @@ class HFBackend(Backend):
         manager.start()
         self._managers[key] = manager
         return manager
+
+
+#: Backends with a continuous-batching manager to stop before the interpreter waits for its threads.
+_LIVE_BACKENDS: weakref.WeakSet[HFBackend] = weakref.WeakSet()
+
+
+def _close_live_backends() -> None:
+    for backend in list(_LIVE_BACKENDS):
+        backend.close()
+
+
+# The manager's generation thread is not a daemon: without this, a script that never calls close() hangs
+# at exit. threading's own exit hooks run before it joins such threads (atexit runs after: too late).
+getattr(threading, "_register_atexit", atexit.register)(_close_live_backends)
 
 
 def _stop_manager(manager: Any) -> None:
