@@ -18,7 +18,8 @@ from genenv_gym.train.loop import Trainer
 def _rows(path: Path) -> list[dict]:
     rows = [json.loads(line) for line in (path / "metrics.jsonl").read_text().splitlines()]
     for row in rows:
-        row.pop("seconds", None)
+        for key in [k for k in row if k.endswith("seconds")]:
+            row.pop(key)
     return rows
 
 

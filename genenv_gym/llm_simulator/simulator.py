@@ -19,6 +19,7 @@ RWR weights ``exp(lambda R_env)``, to the trainer.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 from collections import Counter, deque
@@ -247,6 +248,31 @@ class LLMSimulator:
             "buffer": buffered,
             "reasons": dict(self.stats.reasons.most_common(20)),
         }
+
+    def state_dict(self) -> dict[str, Any]:
+        """What a resumed run needs to continue identically: rng, counts, buffer, pending records, dedup."""
+        with self._lock, self._records_lock:
+            return copy.deepcopy(
+                {
+                    "rng": self.rng.bit_generator.state,
+                    "stats": self.stats,
+                    "buffer": list(self._buffer),
+                    "records": self.records,
+                    "dedup": self.dedup,
+                    "seeds": self.seeds,
+                }
+            )
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore what ``state_dict`` saved (the backend's weights are the caller's to restore)."""
+        state = copy.deepcopy(dict(state))
+        with self._lock, self._records_lock:
+            self.rng.bit_generator.state = state["rng"]
+            self.stats = state["stats"]
+            self._buffer = deque(state["buffer"])
+            self.records = state["records"]
+            self.dedup = state["dedup"]
+            self.seeds = state["seeds"]
 
     def close(self) -> None:
         """Stop the background thread (if any)."""

@@ -26,6 +26,7 @@ from genenv_gym.task import Task
 #: Domain name -> "module:Class" of its TaskWriter (imported only when a simulator needs it).
 TASK_WRITERS: dict[str, str] = {
     "bfcl": "genenv_gym.envs.bfcl.task_writer:BFCLTaskWriter",
+    "digits": "genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
 }
 
 #: The longest reply parsed (characters); longer replies are rejected unread.

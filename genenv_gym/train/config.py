@@ -15,9 +15,15 @@ BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only")
 
 @dataclass
 class ModelConfig:
-    """The agent's model: ``tiny`` (built locally, random weights) or a path / hub id (``pretrained``)."""
+    """The agent's model: ``tiny`` (built locally, random weights) or a path / hub id (``pretrained``).
+
+    A ``tiny`` model takes its shape from ``hidden_size``... (``shape: custom``) or from a named shape of
+    ``genenv_gym.agents.tiny_model.SIZES`` (``shape: qwen2.5-0.5b``: Qwen2.5-0.5B's layers and vocabulary
+    with random weights, for throughput and memory measurements without a download).
+    """
 
     source: str = "tiny"
+    shape: str = "custom"
     arch: str = "qwen2"
     hidden_size: int = 64
     intermediate_size: int = 128
@@ -58,12 +64,34 @@ class AgentConfig:
     grad_clip: float = 1.0
     temperature: float = 1.0
     max_new_tokens: int = 512
+    #: the hf backend's engine for rollouts: ``padded`` (deterministic per seed) or ``continuous``.
+    rollout_engine: str = "padded"
+    #: sequences per generation call of the padded engine (long prompts need fewer to fit in memory).
+    rollout_batch_size: int = 256
+    #: vocabulary projection over this many positions at a time in the update (0: all at once).
+    logprob_chunk_tokens: int = 0
+    #: recompute each layer's activations in the backward pass (long sequences on a GPU).
+    gradient_checkpointing: bool = False
     weight_decay: float = 0.0
+
+
+SIMULATOR_KINDS = ("procedural", "llm")
 
 
 @dataclass
 class SimulatorConfig:
-    """The environment policy: ``procedural`` (RWR over difficulty levels) and its RWR knobs."""
+    """The environment policy: ``procedural`` (RWR over difficulty levels) or ``llm`` (an environment LLM).
+
+    ``procedural`` uses ``step_size``, ``max_kl`` (on the level distribution) and ``min_prob``. ``llm``
+    (``genenv_gym/train/simulator_llm.py``, docs/training_llm_simulator.md) builds its own model from
+    ``source`` (``tiny``: built locally from ``shape`` or ``hidden_size``..., random weights; else a path /
+    hub id), trains it by RWR-SFT with ``lr``, a KL penalty ``kl_coef`` to the initial simulator and the
+    cap ``max_kl`` (token-mean KL of one step on its batch), on mini-batches of ``sft_batch_size`` records;
+    ``warmstart_*`` is an optional supervised start (prompt -> a procedural task at the prompt's level);
+    it samples ``generations_per_round`` replies per round at ``temperature`` (at most ``max_new_tokens``
+    each, ``max_rounds`` rounds per proposal before the procedural fallback), targeting the agent's
+    frontier level or, with probability ``explore``, one level beside it.
+    """
 
     kind: str = "procedural"
     lr: float = 5e-7
@@ -71,6 +99,44 @@ class SimulatorConfig:
     max_kl: float = 0.2
     min_prob: float = 0.01
     static_tasks: int = 512
+    # kind: llm
+    source: str = "tiny"
+    shape: str = "custom"
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_layers: int = 2
+    num_heads: int = 4
+    vocab_size: int = 512
+    kl_coef: float = 0.01
+    sft_batch_size: int = 16
+    sft_epochs: int = 1
+    warmstart_steps: int = 0
+    warmstart_lr: float = 1e-3
+    warmstart_batch_size: int = 32
+    temperature: float = 1.0
+    max_new_tokens: int = 32
+    generations_per_round: int = 64
+    max_rounds: int = 3
+    explore: float = 0.3
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad ``simulator.*`` field."""
+        if self.kind not in SIMULATOR_KINDS:
+            raise ValueError(f"simulator.kind must be one of {SIMULATOR_KINDS}, got {self.kind!r}")
+        if self.kind != "llm":
+            return
+        if self.lr <= 0 or self.kl_coef < 0 or self.max_kl <= 0:
+            raise ValueError("simulator.lr and simulator.max_kl must be > 0 and simulator.kl_coef >= 0")
+        positive = ("sft_batch_size", "sft_epochs", "max_new_tokens", "generations_per_round", "max_rounds")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"simulator.{name} must be >= 1, got {getattr(self, name)}")
+        if self.warmstart_steps < 0 or self.warmstart_batch_size < 1 or self.warmstart_lr <= 0:
+            raise ValueError(
+                "simulator.warmstart_steps must be >= 0, warmstart_batch_size >= 1, warmstart_lr > 0"
+            )
+        if self.temperature < 0 or not 0.0 <= self.explore <= 1.0:
+            raise ValueError("simulator.temperature must be >= 0 and simulator.explore in [0, 1]")
 
 
 @dataclass
@@ -116,12 +182,15 @@ class TrainConfig:
         """Raise ValueError naming the first bad field."""
         if self.run.baseline not in BASELINES:
             raise ValueError(f"run.baseline must be one of {BASELINES}, got {self.run.baseline!r}")
-        if self.simulator.kind != "procedural":
-            raise ValueError(
-                f"simulator.kind {self.simulator.kind!r}: only 'procedural' is wired into the loop"
-            )
+        self.simulator.validate()
         if self.agent.group_size < 2:
             raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
+        if self.agent.rollout_engine not in ("padded", "continuous"):
+            raise ValueError(
+                f"agent.rollout_engine must be 'padded' or 'continuous', got {self.agent.rollout_engine!r}"
+            )
+        if self.agent.rollout_batch_size < 1 or self.agent.logprob_chunk_tokens < 0:
+            raise ValueError("agent.rollout_batch_size must be >= 1 and agent.logprob_chunk_tokens >= 0")
         if self.agent.mini_batch_size % self.agent.micro_batch_size:
             raise ValueError("agent.mini_batch_size must be a multiple of agent.micro_batch_size")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:

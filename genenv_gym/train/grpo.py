@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
+import torch.utils.checkpoint
 
 KL_CLAMP = 10.0
 
@@ -105,15 +106,43 @@ def grpo_loss(
 
 
 def token_logprobs(
-    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunk_tokens: int = 0
 ) -> torch.Tensor:
     """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0).
 
-    Right-padded batches: ``attention_mask`` is 1 on real tokens.
+    Right-padded batches: ``attention_mask`` is 1 on real tokens. With ``chunk_tokens > 0`` (and a model
+    that exposes its decoder and LM head, as transformers' causal LMs do) the vocabulary projection runs
+    over ``chunk_tokens`` positions at a time under activation checkpointing, so the ``[batch, seq, vocab]``
+    float logits are never held whole: the memory of long rollouts with a 150k vocabulary.
     """
-    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1].float()
-    lp = torch.log_softmax(logits, dim=-1).gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    target = input_ids[:, 1:]
+    decoder = getattr(model, "get_decoder", lambda: None)()
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if chunk_tokens <= 0 or decoder is None or head is None:
+        logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
+        lp = _chosen_logprobs(logits, target)
+    else:
+        hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state[:, :-1]
+        parts = []
+        for start in range(0, hidden.shape[1], chunk_tokens):
+            end = start + chunk_tokens
+            parts.append(
+                torch.utils.checkpoint.checkpoint(
+                    _head_logprobs, head, hidden[:, start:end], target[:, start:end], use_reentrant=False
+                )
+            )
+        lp = torch.cat(parts, dim=1)
     return torch.cat([torch.zeros_like(lp[:, :1]), lp], dim=1)
+
+
+def _chosen_logprobs(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    logits = logits.float()
+    # logit - logsumexp instead of log_softmax: no second [batch, seq, vocab] tensor is kept for backward.
+    return logits.gather(-1, target.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+
+def _head_logprobs(head: torch.nn.Module, hidden: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    return _chosen_logprobs(head(hidden), target)
 
 
 def pad_right(rows: Sequence[Sequence[float]], value: float, dtype: torch.dtype) -> torch.Tensor:

@@ -10,6 +10,9 @@ epoch's on-policy batch) and D_env (the in-band generations with their weights).
 Baselines spend the same agent-sample budget per epoch and differ only in where tasks come from:
 ``alpha-curriculum`` (the trained simulator), ``random-simulator`` (the same simulator, never updated),
 ``static`` (a fixed augmented set built once by the untrained simulator) and ``base-only`` (the base data).
+
+With ``simulator.kind: llm`` an environment LLM (``simulator_llm.EnvironmentLLM``) writes the generated tasks
+and is updated by RWR-SFT on the same per-level batch p instead; the procedural simulator then stays idle.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import copy
 import random
 import signal
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -38,7 +42,10 @@ from genenv_gym.train.config import TrainConfig
 from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
-from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, rwr_sft_loss
+from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
+
+if TYPE_CHECKING:
+    from genenv_gym.train.simulator_llm import EnvironmentLLM
 
 
 def make_domain(name: str) -> Domain:
@@ -61,6 +68,12 @@ def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
         from genenv_gym.agents.tiny_model import build_tokenizer
 
         tokenizer = build_tokenizer(m.vocab_size)
+        if m.shape != "custom":
+            from genenv_gym.agents.tiny_model import build_model
+
+            dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else None
+            model = build_model(m.arch, m.shape, tokenizer, seed=cfg.run.seed, dtype=dtype or torch.float32)
+            return model, tokenizer
         config = Qwen2Config(
             vocab_size=len(tokenizer),
             hidden_size=m.hidden_size,
@@ -101,6 +114,8 @@ class Trainer:
         self.domain = make_domain(cfg.run.domain)
         self.model, self.tokenizer = build_agent(cfg)
         self.model.to(self.device)
+        if cfg.agent.gradient_checkpointing:
+            self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.reference: torch.nn.Module | None = None
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=cfg.agent.lr, weight_decay=cfg.agent.weight_decay
@@ -114,6 +129,12 @@ class Trainer:
             cfg.simulator.max_kl,
             cfg.simulator.min_prob,
         )
+        # --- simulator.kind == "llm": the environment LLM (its own model, reference and optimizer) ---
+        self.env_llm: EnvironmentLLM | None = None
+        if cfg.simulator.kind == "llm":
+            from genenv_gym.train.simulator_llm import EnvironmentLLM
+
+            self.env_llm = EnvironmentLLM(cfg, self.domain, self.curriculum, self.device, cfg.run.progress)
         self.skill = SkillTracker(self.domain.num_levels, c.alpha)
         # D_train: base data (procedural seed tasks at low levels) and valid traces; D_env: in-band records.
         w = cfg.warmstart
@@ -124,22 +145,30 @@ class Trainer:
         self.d_env: list[dict[str, Any]] = []
         self.static_tasks: list[Task] = []
         if cfg.run.baseline == "static":
-            self.static_tasks = self.simulator.propose(
+            self.static_tasks = self.env_policy.propose(
                 cfg.simulator.static_tasks, self.skill.estimate(), self.rng
             )
-        self.heldout = self.domain.load_tasks()
-        if cfg.run.eval_tasks:
-            self.heldout = self.heldout[:: max(1, len(self.heldout) // cfg.run.eval_tasks)]
+        self._heldout: list[Task] | None = None
         self.epoch = 0
         self.agent_samples = 0
         self.stop_requested = False
         from genenv_gym.agents.backends.hf import HFBackend
 
-        self.backend = HFBackend(self.model, tokenizer=self.tokenizer, engine="padded", max_batch_size=256)
+        self.backend = HFBackend(
+            self.model,
+            tokenizer=self.tokenizer,
+            engine=cfg.agent.rollout_engine,
+            max_batch_size=cfg.agent.rollout_batch_size,
+        )
         self.engine = RolloutEngine(self.backend, RolloutConfig(group_size=cfg.agent.group_size, max_turns=1))
         self.eval_engine = RolloutEngine(self.backend, RolloutConfig(group_size=1, max_turns=1))
 
     # -------------------------------------------------------------------------------------------------
+    @property
+    def env_policy(self) -> ProceduralSimulator | EnvironmentLLM:
+        """What proposes generated tasks: the environment LLM (``simulator.kind: llm``) or the procedural."""
+        return self.simulator if self.env_llm is None else self.env_llm
+
     def env_fn(self) -> BenchmarkEnv:
         return _TaskEnv(self.domain)
 
@@ -154,26 +183,19 @@ class Trainer:
         ]
         optimizer = torch.optim.AdamW(self.model.parameters(), lr=w.lr)
         self.model.train()
-        loss = torch.zeros(())
+        loss = 0.0
         for _ in progress(range(w.steps), total=w.steps, desc="warm start", enabled=self.cfg.run.progress):
             idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
             batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
-            lp = token_logprobs(
-                self.model, batch.input_ids.to(self.device), batch.attention_mask.to(self.device)
-            )
-            loss = rwr_sft_loss(lp, batch.loss_mask.to(self.device), batch.weights.to(self.device))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-            optimizer.step()
+            loss = sft_step(self.model, optimizer, batch)
         self.model.eval()
-        return {"warmstart_loss": float(loss.detach())}
+        return {"warmstart_loss": loss}
 
     def propose_tasks(self, n: int) -> list[Task]:
         """The epoch's task batch, from the source the baseline names."""
         baseline = self.cfg.run.baseline
         if baseline in ("alpha-curriculum", "random-simulator"):
-            return self.simulator.propose(n, self.skill.estimate(), self.rng)
+            return self.env_policy.propose(n, self.skill.estimate(), self.rng)
         pool = self.static_tasks if baseline == "static" else self.base_tasks
         return [pool[i] for i in self.rng.choice(len(pool), size=n, replace=len(pool) < n)]
 
@@ -182,7 +204,10 @@ class Trainer:
         params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
         seed = int(self.rng.integers(1 << 31))
         self.engine.config = replace(self.engine.config, params=params, seed=seed)
-        return self.engine.run(self.env_fn, tasks)
+        try:
+            return self.engine.run(self.env_fn, tasks)
+        finally:
+            self.backend.close()  # continuous batching: free its KV cache and attention for the update
 
     def grpo_update(self, trajectories: list[Trajectory]) -> dict[str, float]:
         """One GRPO pass over the epoch's trajectories (mini-batches of tasks, micro-batch accumulation)."""
@@ -224,10 +249,10 @@ class Trainer:
         ref = None
         if self.reference is not None and self.cfg.agent.kl_coef > 0:
             with torch.no_grad():
-                ref = token_logprobs(self.reference, ids, attention)
+                ref = token_logprobs(self.reference, ids, attention, self.cfg.agent.logprob_chunk_tokens)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda")
         with autocast:
-            lp = token_logprobs(self.model, ids, attention)
+            lp = token_logprobs(self.model, ids, attention, self.cfg.agent.logprob_chunk_tokens)
         return grpo_loss(
             lp,
             old,
@@ -238,6 +263,16 @@ class Trainer:
             self.cfg.agent.kl_coef,
             denominator=tokens,
         )
+
+    @property
+    def heldout(self) -> list[Task]:
+        """The held-out (benchmark) tasks, every ``len // run.eval_tasks``-th one; read on first use."""
+        if self._heldout is None:
+            tasks = self.domain.load_tasks()
+            if self.cfg.run.eval_tasks:
+                tasks = tasks[:: max(1, len(tasks) // self.cfg.run.eval_tasks)]
+            self._heldout = tasks
+        return self._heldout
 
     def evaluate(self) -> dict[str, float]:
         """Greedy accuracy on the held-out (benchmark) tasks, overall and per level."""
@@ -265,8 +300,16 @@ class Trainer:
             nb = len(self.base_tasks)
             picks = self.rng.choice(nb + len(self.d_train), size=cfg.agent.replay_tasks)
             tasks = tasks + [self.base_tasks[i] if i < nb else self.d_train[i - nb]["task"] for i in picks]
+        clock = time.perf_counter()
         trajectories = self.rollout(tasks)
+        rollout_seconds = time.perf_counter() - clock
         self.agent_samples += len(trajectories)
+        failed = [t for t in trajectories if t.error is not None]
+        if failed:
+            warnings.warn(
+                f"{len(failed)} of {len(trajectories)} rollouts failed (scored 0); first: {failed[0].error}",
+                stacklevel=2,
+            )
         outcomes = []
         for g, task in enumerate(tasks[:n_generated]):
             group = [t for t in trajectories if t.group == g]
@@ -276,10 +319,12 @@ class Trainer:
             outcomes.append(Outcome(task, successes, len(group), self.skill.estimate()))
         batch_p = level_batch_success(outcomes)  # the paper's p: per batch of variations at one level
         # Phase 2: dual update.
+        clock = time.perf_counter()
         agent_stats = self.grpo_update(trajectories)
+        update_seconds = time.perf_counter() - clock
         sim_stats: dict[str, float] = {}
         if cfg.run.baseline == "alpha-curriculum":
-            sim_stats = self.simulator.update(outcomes)
+            sim_stats = self.env_policy.update(outcomes)
         # Phase 3: aggregation.
         for t in trajectories:
             if t.finish == "terminated" and t.error is None:
@@ -306,11 +351,22 @@ class Trainer:
             "validity": 1.0 - rejected / proposed if proposed else 1.0,
             "train_reward": float(np.mean([t.reward for t in trajectories])),
             "sim_mean_level": self.simulator.mean_level(),
+            "rollout_seconds": rollout_seconds,
+            "rollout_tokens": sum(t.num_model_tokens for t in trajectories),
+            "rollout_errors": len(failed),
+            "update_seconds": update_seconds,
+            "update_tokens": sum(len(t.token_ids) for t in trajectories if t.token_ids and sum(t.mask) > 0)
+            * self.cfg.agent.ppo_epochs,
             "d_train": len(self.d_train) + len(self.base_tasks),
             "d_env": len(self.d_env),
             **agent_stats,
             **{f"sim_{k}": v for k, v in sim_stats.items()},
         }
+        if self.env_llm is not None:  # --- llm: its figures replace those of the idle procedural one ---
+            row["sim_mean_level"] = None
+            if cfg.run.baseline in ("alpha-curriculum", "random-simulator"):
+                row["validity"] = self.env_llm.last_proposal["acceptance_rate"]
+                row.update({f"sim_{k}": v for k, v in self.env_llm.last_proposal.items()})
         if cfg.run.eval_every and self.epoch % cfg.run.eval_every == 0:
             row.update(self.evaluate())
         row["seconds"] = time.perf_counter() - start
@@ -326,6 +382,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "simulator": self.simulator.state_dict(),
             "simulator_stats": copy.deepcopy(self.simulator.stats),
+            "env_llm": None if self.env_llm is None else self.env_llm.state_dict(),
             "skill": self.skill.state_dict(),
             "base_tasks": self.base_tasks,
             "static_tasks": self.static_tasks,
@@ -347,6 +404,12 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.simulator.load_state_dict(state["simulator"])
         self.simulator.stats = state["simulator_stats"]
+        if self.env_llm is not None:
+            if state.get("env_llm") is None:
+                raise ValueError(
+                    "the checkpoint has no environment LLM (it was written with simulator.kind=procedural)"
+                )
+            self.env_llm.load_state_dict(state["env_llm"])
         self.skill.load_state_dict(state["skill"])
         self.base_tasks, self.static_tasks = state["base_tasks"], state["static_tasks"]
         self.d_train, self.d_env = state["d_train"], state["d_env"]
@@ -369,9 +432,12 @@ class Trainer:
         else:
             logger.path.unlink(missing_ok=True)
             row = {"epoch": 0, "agent_samples": 0, **self.warm_start()}
+            if self.env_llm is not None:
+                row.update({f"sim_{k}": v for k, v in self.env_llm.warmstart_stats.items()})
             self.reference = copy.deepcopy(self.model).eval()
             self.reference.requires_grad_(False)
-            row.update(self.evaluate())
+            if cfg.run.eval_every:
+                row.update(self.evaluate())
             logger.log(row)
             rows.append(row)
             self.save()

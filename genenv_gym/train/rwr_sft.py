@@ -76,6 +76,20 @@ def encode_chat_example(
     return prompt_ids, target_ids
 
 
+def sft_step(
+    model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: SFTBatch, grad_clip: float = 1.0
+) -> float:
+    """One weighted-SFT step without a KL cap (the agent's and the simulator's warm starts); the loss."""
+    device = next(model.parameters()).device
+    lp = token_logprobs(model, batch.input_ids.to(device), batch.attention_mask.to(device))
+    loss = rwr_sft_loss(lp, batch.loss_mask.to(device), batch.weights.to(device))
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+    return float(loss.detach())
+
+
 def full_kl(new_logits: torch.Tensor, old_logits: torch.Tensor, mask: torch.Tensor) -> float:
     """Token-mean exact ``KL(new || old)`` over the vocabulary at the masked positions."""
     new_lp = torch.log_softmax(new_logits.float(), dim=-1)

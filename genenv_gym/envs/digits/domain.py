@@ -2,9 +2,14 @@
 
 This is not a benchmark: it exists so the co-evolution trainer can be shown end to end on a laptop CPU
 in minutes (BFCL prompts are hundreds of tokens long, far beyond what a tiny model learns that fast).
-It is a real Domain all the same: procedural generation at ``num_levels`` difficulty levels (level ``l``
-has ``l + 1`` digits), validation of generated tasks, an exact-match verifier, and a fixed held-out set
-(``load_tasks``) that plays the role of the benchmark.
+It is a real Domain all the same: procedural generation at ``num_levels`` difficulty levels, validation of
+generated tasks, an exact-match verifier, and a fixed held-out set (``load_tasks``) that plays the role of
+the benchmark.
+
+Levels are half steps of length: level ``2k`` has ``k + 1`` digits and level ``2k + 1`` draws ``k + 1`` or
+``k + 2`` digits with equal odds. The agent's success falls steeply from one length to the next, so with
+whole lengths alone often no level sits near the curriculum's alpha; a mixed level sits halfway between
+its two neighbours' success rates.
 """
 
 from __future__ import annotations
@@ -17,37 +22,44 @@ from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.task import Task
 
-NUM_LEVELS = 8
+NUM_LENGTHS = 8
 HELDOUT_SEED = 20251222
-HELDOUT_PER_LEVEL = 25
+HELDOUT_PER_LENGTH = 25
 
 
 def _answer(digits: str) -> str:
     return " ".join(reversed(digits.split()))
 
 
+def level_lengths(level: int) -> tuple[int, ...]:
+    """The string lengths of a level: ``(k + 1,)`` at level ``2k``, ``(k + 1, k + 2)`` at ``2k + 1``."""
+    shortest = level // 2 + 1
+    return (shortest,) if level % 2 == 0 else (shortest, shortest + 1)
+
+
 class DigitsDomain(Domain):
-    """Reverse a space-separated digit string; level ``l`` has ``l + 1`` digits."""
+    """Reverse a space-separated digit string; ``2 * num_lengths - 1`` levels in half steps of length."""
 
     name = "digits"
-    num_levels = NUM_LEVELS
+    num_levels = 2 * NUM_LENGTHS - 1
     action_format = "text"
 
-    def __init__(self, num_levels: int = NUM_LEVELS, heldout_per_level: int = HELDOUT_PER_LEVEL) -> None:
-        if num_levels < 1:
-            raise ValueError(f"num_levels must be >= 1, got {num_levels}")
-        self.num_levels = num_levels
-        self.heldout_per_level = heldout_per_level
+    def __init__(self, num_lengths: int = NUM_LENGTHS, heldout_per_length: int = HELDOUT_PER_LENGTH) -> None:
+        if num_lengths < 1:
+            raise ValueError(f"num_lengths must be >= 1, got {num_lengths}")
+        self.num_lengths = num_lengths
+        self.num_levels = 2 * num_lengths - 1
+        self.heldout_per_length = heldout_per_length
 
     def categories(self) -> tuple[str, ...]:
         return tuple(f"level_{level}" for level in range(self.num_levels))
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        """The held-out set: ``heldout_per_level`` tasks per level from a fixed seed (never trained on)."""
+        """The held-out set: ``heldout_per_length`` tasks per length (the even levels) from a fixed seed."""
         rng = np.random.default_rng(HELDOUT_SEED)
         tasks = []
-        for level in range(self.num_levels):
-            for i in range(self.heldout_per_level):
+        for level in range(0, self.num_levels, 2):
+            for i in range(self.heldout_per_length):
                 task = self.generate(
                     level, rng, task_id=f"digits-heldout-{level}-{i}", provenance="benchmark:heldout"
                 )
@@ -72,7 +84,9 @@ class DigitsDomain(Domain):
     ) -> Task:
         if not 0 <= level < self.num_levels:
             raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
-        digits = " ".join(str(int(d)) for d in rng.integers(0, 10, size=level + 1))
+        lengths = level_lengths(level)
+        length = lengths[int(rng.integers(len(lengths)))] if len(lengths) > 1 else lengths[0]
+        digits = " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
         if task_id is None:
             task_id = f"digits-{level}-{int(rng.integers(1 << 62)):x}"
         return self.make_task(digits, level, task_id, provenance)
@@ -97,15 +111,18 @@ class DigitsDomain(Domain):
             problems.append("the string must be single digits separated by spaces")
         elif task.evaluation.get("answer") != _answer(" ".join(digits)):
             problems.append("the reference answer is not the reversed string")
-        if task.level != len(digits) - 1:
-            problems.append(f"level {task.level} does not match the length {len(digits)}")
+        if not 0 <= task.level < self.num_levels:
+            problems.append(f"level {task.level} is outside [0, {self.num_levels})")
+        elif len(digits) not in level_lengths(task.level):
+            problems.append(f"level {task.level} has {level_lengths(task.level)} digits, not {len(digits)}")
         return problems
 
     def oracle_action(self, task: Task) -> str:
         return str(task.evaluation["answer"])
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
-        return " ".join(str(int(d)) for d in rng.integers(0, 10, size=task.level + 1))
+        length = len(str(task.evaluation["answer"]).split())
+        return " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
 
 
 class DigitsEnv(BenchmarkEnv):
