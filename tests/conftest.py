@@ -46,6 +46,35 @@ def alfworld_tiny_root(tmp_path_factory) -> str:
     return str(write_tiny_games(tmp_path_factory.mktemp("alfworld_tiny")))
 
 
+class OfflineEnvs:
+    """``gym.make`` for any registered id on offline data: the shipped fixtures, or the tiny ALFWorld room."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self.request = request
+
+    def data_dir(self, env_id: str) -> str:
+        if "ALFWorld" in env_id:
+            return self.request.getfixturevalue("alfworld_tiny_root")
+        from genenv_gym.fixtures import FIXTURES_DIR
+
+        return str(FIXTURES_DIR)
+
+    def make(self, env_id: str, **kwargs):
+        import gymnasium as gym
+
+        if "ALFWorld" in env_id and "-Sim-" in env_id:
+            domain_kwargs = {"data_dir": self.data_dir(env_id), "scene_split": "valid_unseen"}
+            return gym.make(env_id, batch_size=1, domain_kwargs={**domain_kwargs, "planner_timeout_s": 60})
+        if "-Sim-" not in env_id:
+            kwargs.setdefault("data_dir", self.data_dir(env_id))
+        return gym.make(env_id, **kwargs)
+
+
+@pytest.fixture
+def offline_envs(request: pytest.FixtureRequest) -> OfflineEnvs:
+    return OfflineEnvs(request)
+
+
 import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as toy_domain

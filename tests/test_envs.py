@@ -19,22 +19,6 @@ def make(env_id, **kwargs):
     return gym.make(env_id, **kwargs)
 
 
-@pytest.fixture
-def make_any(request):
-    """``make`` for every id: ALFWorld ids play the tiny hand-written room on the real engine."""
-
-    def make_env(env_id):
-        if "ALFWorld" not in env_id:
-            return make(env_id)
-        root = request.getfixturevalue("alfworld_tiny_root")
-        if "-Sim-" in env_id:
-            domain_kwargs = {"data_dir": root, "scene_split": "valid_unseen", "planner_timeout_s": 60}
-            return gym.make(env_id, batch_size=1, domain_kwargs=domain_kwargs)
-        return gym.make(env_id, data_dir=root)
-
-    return make_env
-
-
 def test_every_id_is_registered_by_import():
     for env_id in ALL_IDS:
         assert env_id in gym.registry
@@ -43,16 +27,16 @@ def test_every_id_is_registered_by_import():
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_check_env(env_id, make_any):
-    env = make_any(env_id)
+def test_check_env(env_id, offline_envs):
+    env = offline_envs.make(env_id)
     check_env(env.unwrapped, skip_render_check=True)
     env.close()
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_seeded_resets_reproduce_the_task_sequence(env_id, make_any):
+def test_seeded_resets_reproduce_the_task_sequence(env_id, offline_envs):
     def sequence(seed):
-        env = make_any(env_id)
+        env = offline_envs.make(env_id)
         first, _ = env.reset(seed=seed)
         rest = [env.reset()[0] for _ in range(4)]
         env.close()
@@ -62,8 +46,8 @@ def test_seeded_resets_reproduce_the_task_sequence(env_id, make_any):
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_scripted_oracle_scores_one_on_every_env(env_id, make_any):
-    env = make_any(env_id)
+def test_scripted_oracle_scores_one_on_every_env(env_id, offline_envs):
+    env = offline_envs.make(env_id)
     agent = OracleAgent(env)
     obs, info = env.reset(seed=0)
     for _ in range(8):
