@@ -165,3 +165,16 @@ def test_memory_options_leave_the_update_unchanged(tmp_path: Path) -> None:
 def test_named_model_shape_builds_that_architecture(tmp_path: Path) -> None:
     trainer = Trainer(tiny_config(tmp_path, "model.shape=tiny"))
     assert trainer.model.config.num_hidden_layers == 2 and trainer.model.config.hidden_size == 64
+
+
+def test_tensorboard_log_holds_every_scalar_metric(tmp_path: Path) -> None:
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    rows = Trainer(tiny_config(tmp_path, "run.tensorboard=true")).run()
+    events = EventAccumulator(str(tmp_path / "tensorboard"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"gen_success", "in_band_share", "r_env", "heldout_acc", "pg_loss"} <= tags
+    logged = [(e.step, e.value) for e in events.Scalars("gen_success")]
+    assert logged == [(r["epoch"], pytest.approx(r["gen_success"])) for r in rows[1:]]
