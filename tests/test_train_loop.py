@@ -178,3 +178,12 @@ def test_tensorboard_log_holds_every_scalar_metric(tmp_path: Path) -> None:
     assert {"gen_success", "in_band_share", "r_env", "heldout_acc", "pg_loss"} <= tags
     logged = [(e.step, e.value) for e in events.Scalars("gen_success")]
     assert logged == [(r["epoch"], pytest.approx(r["gen_success"])) for r in rows[1:]]
+
+
+def test_skill_probe_fills_the_tracker_before_the_first_epoch(tmp_path: Path) -> None:
+    trainer = Trainer(tiny_config(tmp_path, "run.epochs=0", "run.skill_probe_tasks=2"))
+    row = trainer.run()[0]
+    assert 0.0 <= row["probe_success"] <= 1.0 and row["probe_frontier"] == trainer.skill.frontier()
+    assert trainer.skill.attempts == pytest.approx([1.95] * 15)  # 2 attempts per level (decay 0.95)
+    with pytest.raises(ValueError, match="skill_probe_tasks"):
+        tiny_config(tmp_path, "run.skill_probe_tasks=-1")

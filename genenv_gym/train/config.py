@@ -160,6 +160,9 @@ class RunConfig:
     domain: str = "digits"
     eval_every: int = 1
     eval_tasks: int = 0
+    #: greedy attempts per level on procedural tasks after the warm start, recorded in the skill tracker
+    #: (the simulators' view of the agent before epoch 1; 0: the tracker starts empty).
+    skill_probe_tasks: int = 0
     checkpoint_every: int = 1
     tensorboard: bool = True
     plots: bool = True
@@ -193,6 +196,8 @@ class TrainConfig:
             raise ValueError("agent.rollout_batch_size must be >= 1 and agent.logprob_chunk_tokens >= 0")
         if self.agent.mini_batch_size % self.agent.micro_batch_size:
             raise ValueError("agent.mini_batch_size must be a multiple of agent.micro_batch_size")
+        if self.run.skill_probe_tasks < 0:
+            raise ValueError("run.skill_probe_tasks must be >= 0")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
             raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
 

@@ -1,9 +1,11 @@
-"""Data-parallel agent updates under ``torchrun``: process-group setup and the DDP wrapper.
+"""Data-parallel training under ``torchrun``: process-group setup, the DDP wrapper, sharding and gathering.
 
 ``torchrun --nproc_per_node N`` sets ``RANK``/``WORLD_SIZE``/``MASTER_ADDR``; ``init_distributed`` joins
 the group (NCCL on GPUs, gloo on CPU) and ``wrap_agent`` wraps the agent in DistributedDataParallel, so
 each rank computes the GRPO loss on its shard of the rollouts and the gradients are averaged before the
-optimizer step: every rank ends an update with the same weights. A single process is left unwrapped.
+optimizer step: every rank ends an update with the same weights. ``shard`` splits a task list across ranks,
+``gather`` brings every rank's results to all of them (the simulator, the skill tracker and the pools are
+then updated identically everywhere). A single process is left unwrapped and the helpers are no-ops.
 """
 
 from __future__ import annotations
@@ -55,3 +57,22 @@ def wrap_agent(model: torch.nn.Module, info: DistInfo) -> torch.nn.Module:
 def shard(items: list, info: DistInfo) -> list:
     """This rank's strided share of ``items`` (rank r takes items r, r + N, ...)."""
     return items[info.rank :: info.world_size]
+
+
+def gather(items: list, info: DistInfo) -> list:
+    """All ranks' ``items``, concatenated in rank order, on every rank (``items`` itself for one process)."""
+    if info.world_size <= 1:
+        return list(items)
+    parts: list = [None] * info.world_size
+    dist.all_gather_object(parts, list(items))
+    return [item for part in parts for item in part]
+
+
+def all_reduce(value: float, info: DistInfo, op: str = "sum") -> float:
+    """``value`` summed (or ``op="max"``: maximised) over the ranks."""
+    if info.world_size <= 1:
+        return value
+    device = torch.device("cuda", info.local_rank) if dist.get_backend() == "nccl" else torch.device("cpu")
+    tensor = torch.tensor([float(value)], dtype=torch.float64, device=device)
+    dist.all_reduce(tensor, op=dist.ReduceOp.SUM if op == "sum" else dist.ReduceOp.MAX)
+    return float(tensor.item())

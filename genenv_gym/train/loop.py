@@ -22,6 +22,7 @@ import random
 import signal
 import time
 import warnings
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
 from genenv_gym.train.config import TrainConfig
+from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
 from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
@@ -108,7 +110,15 @@ class Trainer:
         if cfg.run.threads > 0:
             torch.set_num_threads(cfg.run.threads)
         self.out_dir = Path(cfg.run.out_dir)
-        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.dist = init_distributed()  # one process unless launched by torchrun
+        world = self.dist.world_size
+        if cfg.agent.tasks_per_epoch % world or cfg.agent.replay_tasks % world:
+            raise ValueError(
+                f"agent.tasks_per_epoch ({cfg.agent.tasks_per_epoch}) and agent.replay_tasks "
+                f"({cfg.agent.replay_tasks}) must be multiples of the number of processes ({world})"
+            )
+        cuda = torch.cuda.is_available()
+        self.device = torch.device("cuda", self.dist.local_rank) if cuda else torch.device("cpu")
         self.rng = np.random.default_rng(cfg.run.seed)
         random.seed(cfg.run.seed)
         self.domain = make_domain(cfg.run.domain)
@@ -117,6 +127,7 @@ class Trainer:
         if cfg.agent.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.reference: torch.nn.Module | None = None
+        self._train_model: torch.nn.Module | None = None  # the agent as the update sees it (DDP-wrapped)
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=cfg.agent.lr, weight_decay=cfg.agent.weight_decay
         )
@@ -202,43 +213,78 @@ class Trainer:
     def rollout(self, tasks: list[Task]) -> list[Trajectory]:
         a = self.cfg.agent
         params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
-        seed = int(self.rng.integers(1 << 31))
+        seed = int(self.rng.integers(1 << 31)) + self.dist.rank
         self.engine.config = replace(self.engine.config, params=params, seed=seed)
         try:
-            return self.engine.run(self.env_fn, tasks)
+            return self._run_sharded(self.engine, tasks)
         finally:
             self.backend.close()  # continuous batching: free its KV cache and attention for the update
 
+    def _run_sharded(self, engine: RolloutEngine, tasks: list[Task]) -> list[Trajectory]:
+        """Every rank plays its share of ``tasks``; all ranks get all trajectories, ``group`` = task index."""
+        rank, world = self.dist.rank, self.dist.world_size
+        local = engine.run(self.env_fn, shard(tasks, self.dist))
+        if world > 1:
+            local = [replace(t, group=rank + t.group * world) for t in local]
+        return sorted(gather(local, self.dist), key=lambda t: (t.group, t.sample))
+
+    def _is_mine(self, trajectory: Trajectory) -> bool:
+        return trajectory.group % self.dist.world_size == self.dist.rank
+
     def grpo_update(self, trajectories: list[Trajectory]) -> dict[str, float]:
         """One GRPO pass over the epoch's trajectories (mini-batches of tasks, micro-batch accumulation)."""
-        a = self.cfg.agent
-        rows = [t for t in trajectories if t.token_ids and sum(t.mask) > 0]
-        if not rows:
+        a, info = self.cfg.agent, self.dist
+        rows = [t for t in trajectories if self._is_mine(t) and t.token_ids and sum(t.mask) > 0]
+        if not all_reduce(len(rows), info):
             return {}
         advantages = group_advantages([t.reward for t in rows], [t.group for t in rows])
         groups = sorted({t.group for t in rows})
         stats: dict[str, list[float]] = {"pg_loss": [], "kl": [], "clip_fraction": [], "grad_norm": []}
+        if self._train_model is None:  # after the warm start: DDP broadcasts rank 0's weights once
+            self._train_model = wrap_agent(self.model, info)
         self.model.train()
+        # Under torchrun every rank must take the same optimizer steps and backward passes: the mini-batch
+        # count is the largest over the ranks, a rank short of rows runs zero-weighted passes, and the
+        # permutation has its own generator so that self.rng advances alike everywhere.
+        batches = int(all_reduce(-(-len(groups) // a.mini_batch_size), info, op="max"))
+        order_rng = self.rng if info.world_size == 1 else np.random.default_rng(self.rng.integers(1 << 31))
         for _ in range(a.ppo_epochs):
-            order = [groups[i] for i in self.rng.permutation(len(groups))]
-            for start in range(0, len(order), a.mini_batch_size):
-                chosen = set(order[start : start + a.mini_batch_size])
+            order = [groups[i] for i in order_rng.permutation(len(groups))]
+            for b in range(batches):
+                chosen = set(order[b * a.mini_batch_size : (b + 1) * a.mini_batch_size])
                 idx = [i for i, t in enumerate(rows) if t.group in chosen]
-                tokens = float(sum(sum(rows[i].mask) for i in idx))
-                self.optimizer.zero_grad(set_to_none=True)
+                tokens = all_reduce(float(sum(sum(rows[i].mask) for i in idx)), info)
                 per_micro = max(1, len(idx) * a.micro_batch_size // max(1, a.mini_batch_size))
-                for m in range(0, len(idx), per_micro):
-                    part = idx[m : m + per_micro]
-                    out = self._micro_loss([rows[i] for i in part], advantages[part], tokens)
-                    out.loss.backward()
-                    stats["pg_loss"].append(out.pg_loss)
-                    stats["kl"].append(out.kl)
-                    stats["clip_fraction"].append(out.clip_fraction)
+                parts = [idx[m : m + per_micro] for m in range(0, len(idx), per_micro)]
+                micro_count = int(all_reduce(len(parts), info, op="max"))
+                self.optimizer.zero_grad(set_to_none=True)
+                for m in range(micro_count):
+                    last = m == micro_count - 1
+                    sync = self._train_model.no_sync() if info.world_size > 1 and not last else nullcontext()
+                    with sync:
+                        if m < len(parts):
+                            part = parts[m]
+                            out = self._micro_loss([rows[i] for i in part], advantages[part], tokens)
+                            # DDP averages gradients over ranks: scale back to the global token mean.
+                            (out.loss * info.world_size).backward()
+                            stats["pg_loss"].append(out.pg_loss)
+                            stats["kl"].append(out.kl)
+                            stats["clip_fraction"].append(out.clip_fraction)
+                        else:
+                            self._zero_weighted_pass(rows)
                 norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.grad_clip)
                 stats["grad_norm"].append(float(norm))
                 self.optimizer.step()
         self.model.eval()
         return {k: float(np.mean(v)) for k, v in stats.items() if v}
+
+    def _zero_weighted_pass(self, rows: list[Trajectory]) -> None:
+        """A backward pass that adds nothing: keeps this rank in step with the others' gradient syncs."""
+        ids = torch.tensor(
+            [rows[0].token_ids if rows else [self.tokenizer.pad_token_id] * 2], device=self.device
+        )
+        lp = token_logprobs(self._train_model, ids, torch.ones_like(ids))
+        (lp.sum() * 0.0).backward()
 
     def _micro_loss(self, rows: list[Trajectory], advantages: torch.Tensor, tokens: float) -> Any:
         dev = self.device
@@ -252,7 +298,7 @@ class Trainer:
                 ref = token_logprobs(self.reference, ids, attention, self.cfg.agent.logprob_chunk_tokens)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda")
         with autocast:
-            lp = token_logprobs(self.model, ids, attention, self.cfg.agent.logprob_chunk_tokens)
+            lp = token_logprobs(self._train_model, ids, attention, self.cfg.agent.logprob_chunk_tokens)
         return grpo_loss(
             lp,
             old,
@@ -263,6 +309,28 @@ class Trainer:
             self.cfg.agent.kl_coef,
             denominator=tokens,
         )
+
+    def probe_skill(self) -> dict[str, float]:
+        """Greedy attempts on ``run.skill_probe_tasks`` procedural tasks per level, fed to the skill tracker.
+
+        Without it the tracker starts empty and the LLM simulator's frontier starts at level 0, however much
+        the warm start taught the agent. Procedural tasks (training-side data), never the held-out set.
+        """
+        n = self.cfg.run.skill_probe_tasks
+        if n <= 0:
+            return {}
+        tasks = [
+            self.domain.generate(level, self.rng) for level in range(self.domain.num_levels) for _ in range(n)
+        ]
+        params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
+        self.eval_engine.config = replace(self.eval_engine.config, params=params, seed=0)
+        trajectories = self._run_sharded(self.eval_engine, tasks)
+        for t in trajectories:
+            self.skill.update(t.task.level, t.success)
+        return {
+            "probe_success": float(np.mean([t.success for t in trajectories])),
+            "probe_frontier": self.skill.frontier(),
+        }
 
     @property
     def heldout(self) -> list[Task]:
@@ -278,7 +346,7 @@ class Trainer:
         """Greedy accuracy on the held-out (benchmark) tasks, overall and per level."""
         params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
         self.eval_engine.config = replace(self.eval_engine.config, params=params, seed=0)
-        trajectories = self.eval_engine.run(self.env_fn, self.heldout)
+        trajectories = self._run_sharded(self.eval_engine, self.heldout)
         result = {"heldout_acc": float(np.mean([t.success for t in trajectories]))}
         for level in range(self.domain.num_levels):
             hits = [t.success for t in trajectories if t.task.level == level]
@@ -418,24 +486,28 @@ class Trainer:
         random.setstate(state["python_rng"])
 
     def save(self) -> Path:
-        return save_checkpoint(self.state_dict(), self.out_dir)
+        """Write the checkpoint (rank 0 only under torchrun: every rank holds the same state)."""
+        path = self.out_dir / "checkpoint.pt"
+        return save_checkpoint(self.state_dict(), self.out_dir) if self.dist.is_main else path
 
     # -------------------------------------------------------------------------------------------------
     def run(self, resume: bool = False) -> list[dict[str, Any]]:
         """Warm start (unless resuming), then ``run.epochs`` epochs; returns the metrics rows logged."""
-        cfg = self.cfg
-        logger = MetricsLogger(self.out_dir, tensorboard=cfg.run.tensorboard)
+        cfg, main = self.cfg, self.dist.is_main
+        # Under torchrun every rank trains; rank 0 alone logs, plots and writes checkpoints.
+        logger = MetricsLogger(self.out_dir, tensorboard=cfg.run.tensorboard, enabled=main)
         rows: list[dict[str, Any]] = []
         if resume:
             self.load_state_dict(load_checkpoint(self.out_dir))
             logger.truncate_after(self.epoch)
         else:
-            logger.path.unlink(missing_ok=True)
+            logger.clear()
             row = {"epoch": 0, "agent_samples": 0, **self.warm_start()}
             if self.env_llm is not None:
                 row.update({f"sim_{k}": v for k, v in self.env_llm.warmstart_stats.items()})
             self.reference = copy.deepcopy(self.model).eval()
             self.reference.requires_grad_(False)
+            row.update(self.probe_skill())
             if cfg.run.eval_every:
                 row.update(self.evaluate())
             logger.log(row)
@@ -449,6 +521,7 @@ class Trainer:
                 row = self.train_epoch()
                 logger.log(row)
                 rows.append(row)
+                self.stop_requested = bool(all_reduce(self.stop_requested, self.dist, op="max"))
                 if (
                     self.stop_requested
                     or self.epoch % cfg.run.checkpoint_every == 0
@@ -464,7 +537,7 @@ class Trainer:
                 f"genenv train: stopped after epoch {self.epoch}; "
                 f"resume with --resume (run.out_dir={self.out_dir})"
             )
-        if cfg.run.plots:
+        if cfg.run.plots and main:
             from genenv_gym.train.plots import plot_run
 
             plot_run(self.out_dir, cfg.curriculum.alpha, cfg.curriculum.k_min)

@@ -24,12 +24,16 @@ TABLE = (
 class MetricsLogger:
     """Appends one JSON object per epoch to ``metrics.jsonl`` and mirrors scalars to TensorBoard."""
 
-    def __init__(self, out_dir: str | Path, tensorboard: bool = True, echo: bool = True) -> None:
+    def __init__(
+        self, out_dir: str | Path, tensorboard: bool = True, echo: bool = True, enabled: bool = True
+    ) -> None:
         self.path = Path(out_dir) / "metrics.jsonl"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.enabled = enabled  # False: every call is a no-op (the non-zero ranks of a torchrun job)
         self.echo = echo
         self.writer: Any = None
-        if tensorboard:
+        if enabled:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        if tensorboard and enabled:
             try:
                 from torch.utils.tensorboard import SummaryWriter
 
@@ -42,14 +46,21 @@ class MetricsLogger:
                 )
         self._header_done = False
 
+    def clear(self) -> None:
+        """Start a fresh ``metrics.jsonl``."""
+        if self.enabled:
+            self.path.unlink(missing_ok=True)
+
     def truncate_after(self, epoch: int) -> None:
         """Drop rows after ``epoch`` (a resumed run rewrites the epochs it repeats)."""
-        if not self.path.exists():
+        if not self.enabled or not self.path.exists():
             return
         rows = [r for r in read_metrics(self.path) if r.get("epoch", 0) <= epoch]
         self.path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def log(self, row: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
         with self.path.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
         if self.writer is not None:
