@@ -31,8 +31,8 @@ def shared_data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def alfworld_tiny_root(tmp_path_factory) -> str:
-    """A data root holding the six tiny ALFWorld games (no engine: fails under CI, skips elsewhere)."""
+def alfworld_engine() -> None:
+    """The compiled ALFWorld engine: missing, it fails under CI (CI=true) and skips elsewhere."""
     try:
         import alfworld  # noqa: F401
         import textworld  # noqa: F401
@@ -41,9 +41,20 @@ def alfworld_tiny_root(tmp_path_factory) -> str:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def alfworld_tiny_root(alfworld_engine, tmp_path_factory) -> str:
+    """A data root holding the six tiny hand-written ALFWorld games."""
     from genenv_gym.envs.alfworld.tiny import write_tiny_games
 
     return str(write_tiny_games(tmp_path_factory.mktemp("alfworld_tiny")))
+
+
+@pytest.fixture(scope="session")
+def alfworld_data_dir(alfworld_engine, shared_data_dir: Path) -> str:
+    """The real ALFWorld games (the shared benchmark data), with the engine installed."""
+    return str(shared_data_dir)
 
 
 class OfflineEnvs:

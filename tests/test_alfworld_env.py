@@ -1,6 +1,5 @@
 """GenEnv-ALFWorld-v0 and GenEnv-ALFWorld-Step-v0 on the real engine and the real valid_unseen games."""
 
-import os
 from pathlib import Path
 
 import gymnasium as gym
@@ -16,17 +15,8 @@ pytestmark = pytest.mark.shared_data
 
 
 @pytest.fixture(scope="module")
-def data_dir(shared_data_dir: Path) -> str:
-    """The real data, with the engine installed (missing engine fails under CI, skips elsewhere)."""
-    try:
-        import alfworld  # noqa: F401
-        import textworld  # noqa: F401
-    except ImportError as error:
-        message = f'the ALFWorld engine is not installed (pip install ".[alfworld]"): {error}'
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return str(shared_data_dir)
+def data_dir(alfworld_data_dir: str) -> str:
+    return alfworld_data_dir
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """GenEnv-Sim-ALFWorld-v0: new goals in real scenes, solved by the PDDL planner before it is served."""
 
-import os
 import re
 from pathlib import Path
 
@@ -21,17 +20,8 @@ pytestmark = pytest.mark.shared_data
 
 
 @pytest.fixture(scope="module")
-def data_dir(shared_data_dir: Path) -> str:
-    """The real data, with the engine installed (missing engine fails under CI, skips elsewhere)."""
-    try:
-        import alfworld  # noqa: F401
-        import textworld  # noqa: F401
-    except ImportError as error:
-        message = f'the ALFWorld engine is not installed (pip install ".[alfworld]"): {error}'
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return str(shared_data_dir)
+def data_dir(alfworld_data_dir: str) -> str:
+    return alfworld_data_dir
 
 
 @pytest.fixture(scope="module")
