@@ -36,6 +36,17 @@ class Outcome:
         return empirical_success(self.successes, self.attempts)
 
 
+def level_batches(outcomes: Sequence[Outcome]) -> dict[int, tuple[int, int, int]]:
+    """Per level, in order of first appearance: ``(successes, attempts, outcomes)`` summed over the
+    outcomes at that level. Each level's outcomes are one batch of task variations (the paper's ``p`` is
+    ``successes / attempts`` over the batch)."""
+    totals: dict[int, tuple[int, int, int]] = {}
+    for o in outcomes:
+        s, a, n = totals.get(o.task.level, (0, 0, 0))
+        totals[o.task.level] = (s + o.successes, a + o.attempts, n + 1)
+    return totals
+
+
 @runtime_checkable
 class Simulator(Protocol):
     """An environment policy: proposes tasks at a skill level and learns from outcomes."""
@@ -129,20 +140,18 @@ class ProceduralSimulator:
         of its level with weight ``exp(lambda * R_env(p))``.
         """
         cfg = self.curriculum
-        batches: dict[int, list[Outcome]] = {}
-        for outcome in outcomes:
-            batches.setdefault(outcome.task.level, []).append(outcome)
         levels: list[int] = []
         weights: list[float] = []
         rewards: list[float] = []
         kept_batches = 0
-        for level, batch in batches.items():
-            p = sum(o.successes for o in batch) / sum(o.attempts for o in batch)
+        batches = level_batches(outcomes)
+        for level, (successes, attempts, count) in batches.items():
+            p = successes / attempts
             rewards.append(cfg.reward(p))
             if cfg.in_band(p):
                 kept_batches += 1
-                levels += [level] * len(batch)
-                weights += [cfg.rwr_weight(p)] * len(batch)
+                levels += [level] * count
+                weights += [cfg.rwr_weight(p)] * count
         self.stats.outcomes += len(outcomes)
         self.stats.kept += len(levels)
         self.probs, kl = rwr_categorical_step(

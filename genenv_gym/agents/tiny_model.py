@@ -136,15 +136,20 @@ def build_tokenizer(vocab_size: int = 512) -> PreTrainedTokenizerFast:
 
 
 def model_config(
-    arch: str = "qwen2", size: str = "tiny", vocab_size: int | None = None, tokenizer: Any = None
+    arch: str = "qwen2",
+    size: str = "tiny",
+    vocab_size: int | None = None,
+    tokenizer: Any = None,
+    **overrides: Any,
 ) -> Qwen2Config | LlamaConfig:
     """A config of ``arch`` (``qwen2`` or ``llama``) with the shape ``size`` (a key of ``SIZES``).
 
-    ``vocab_size`` defaults to the size's own (151936 for the Qwen2.5 shapes) or else to the tokenizer's.
+    ``vocab_size`` defaults to the size's own (151936 for the Qwen2.5 shapes) or else to the tokenizer's;
+    ``overrides`` replace fields of the shape (``hidden_size=32``...).
     """
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose from {sorted(SIZES)}")
-    shape = dict(SIZES[size])
+    shape = {**SIZES[size], **overrides}
     shape["vocab_size"] = (
         vocab_size or shape.get("vocab_size") or (len(tokenizer) if tokenizer is not None else 512)
     )
@@ -172,9 +177,10 @@ def build_model(
     seed: int = 0,
     dtype: torch.dtype = torch.float32,
     device: str | torch.device = "cpu",
+    **overrides: Any,
 ) -> torch.nn.Module:
-    """A causal LM with random weights (seeded), in eval mode."""
-    config = model_config(arch, size, vocab_size, tokenizer)
+    """A causal LM with random weights (seeded), in eval mode; ``overrides`` as ``model_config``'s."""
+    config = model_config(arch, size, vocab_size, tokenizer, **overrides)
     torch.manual_seed(seed)
     cls = Qwen2ForCausalLM if arch == "qwen2" else LlamaForCausalLM
     with torch.device(device):

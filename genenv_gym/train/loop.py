@@ -35,7 +35,7 @@ from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.progress import progress
-from genenv_gym.simulator import Outcome, ProceduralSimulator
+from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
@@ -65,35 +65,22 @@ def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
     """The agent model and tokenizer: a tiny locally built model, or a pretrained path."""
     m = cfg.model
     if m.source == "tiny":
-        from transformers import Qwen2Config, Qwen2ForCausalLM
-
-        from genenv_gym.agents.tiny_model import build_tokenizer
+        from genenv_gym.agents.tiny_model import build_model, build_tokenizer
 
         tokenizer = build_tokenizer(m.vocab_size)
         if m.shape != "custom":
-            from genenv_gym.agents.tiny_model import build_model
-
             dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else None
             model = build_model(m.arch, m.shape, tokenizer, seed=cfg.run.seed, dtype=dtype or torch.float32)
             return model, tokenizer
-        config = Qwen2Config(
-            vocab_size=len(tokenizer),
-            hidden_size=m.hidden_size,
-            intermediate_size=m.intermediate_size,
-            num_hidden_layers=m.num_layers,
-            num_attention_heads=m.num_heads,
-            num_key_value_heads=max(1, m.num_heads // 2),
-            max_position_embeddings=512,
-            tie_word_embeddings=True,
-            eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
-            bos_token_id=tokenizer.pad_token_id,
-        )
-        torch.manual_seed(cfg.run.seed)
-        model = Qwen2ForCausalLM(config)
-        model.generation_config.eos_token_id = config.eos_token_id
-        model.generation_config.pad_token_id = config.pad_token_id
-        return model.eval(), tokenizer
+        shape = {
+            "hidden_size": m.hidden_size,
+            "intermediate_size": m.intermediate_size,
+            "num_hidden_layers": m.num_layers,
+            "num_attention_heads": m.num_heads,
+            "num_key_value_heads": max(1, m.num_heads // 2),
+            "max_position_embeddings": 512,
+        }
+        return build_model(m.arch, "tiny", tokenizer, seed=cfg.run.seed, **shape), tokenizer
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else torch.float32
@@ -556,11 +543,7 @@ def level_batch_success(outcomes: list[Outcome]) -> dict[int, float]:
     This is how ``ProceduralSimulator.update`` groups outcomes; the metrics use the same batches, so
     ``in_band_share`` is the share of generated tasks the simulator's band filter keeps.
     """
-    totals: dict[int, list[int]] = {}
-    for o in outcomes:
-        s, a = totals.setdefault(o.task.level, [0, 0])
-        totals[o.task.level] = [s + o.successes, a + o.attempts]
-    return {level: s / a for level, (s, a) in totals.items() if a}
+    return {level: s / a for level, (s, a, _) in level_batches(outcomes).items() if a}
 
 
 class _TaskEnv(BenchmarkEnv):

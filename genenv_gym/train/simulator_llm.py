@@ -35,7 +35,7 @@ from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
 from genenv_gym.llm_simulator import LLMSimulator, Target, get_task_writer
-from genenv_gym.simulator import Outcome
+from genenv_gym.simulator import Outcome, level_batches
 from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task
 from genenv_gym.train.config import ModelConfig, TrainConfig
@@ -74,11 +74,8 @@ def build_simulator_llm(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
 
 def pool_by_level(outcomes: Sequence[Outcome]) -> list[Outcome]:
     """Each outcome with its level's pooled counts, so ``o.p`` is the batch success of its level."""
-    totals: dict[int, list[int]] = {}
-    for o in outcomes:
-        s, a = totals.setdefault(o.task.level, [0, 0])
-        totals[o.task.level] = [s + o.successes, a + o.attempts]
-    return [Outcome(o.task, *totals[o.task.level], o.context) for o in outcomes]
+    totals = level_batches(outcomes)
+    return [Outcome(o.task, *totals[o.task.level][:2], o.context) for o in outcomes]
 
 
 class EnvironmentLLM:
