@@ -1,8 +1,6 @@
 """The cached engine says exactly what textworld's own PddlEnv says, game after game, reset after reset."""
 
-import os
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,16 +12,8 @@ pytestmark = pytest.mark.shared_data
 
 
 @pytest.fixture(scope="module")
-def games(shared_data_dir: Path):
-    try:
-        import alfworld  # noqa: F401
-        import textworld  # noqa: F401
-    except ImportError as error:
-        message = f'the ALFWorld engine is not installed (pip install ".[alfworld]"): {error}'
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    games = discover_games(shared_data_dir)
+def games(alfworld_data_dir: str):
+    games = discover_games(alfworld_data_dir)
     return [games[0], games[40], games[-1]]  # look_at, clean, pick_two
 
 
