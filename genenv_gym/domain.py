@@ -144,6 +144,15 @@ class Domain(ABC):
         """The benchmark's summary scores from per-category accuracies (none by default)."""
         return {}
 
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Summary scores computed from every episode's ``info["metrics"]`` (none by default).
+
+        Domains whose official aggregate is not a mean of per-category pass rates (micro/macro rates over
+        constraints, EM/F1 means) put per-episode figures in the final step's ``info["metrics"]``;
+        ``genenv eval`` passes them here in episode order (an empty mapping for episodes without them).
+        """
+        return {}
+
     def start_episode(self, task: Task) -> Episode:
         """Begin an interaction with ``task``."""
         return SingleTurnEpisode(self, task)

@@ -279,6 +279,7 @@ def _play(env: gym.Env, agent: _Agent | None, reset_args: dict[str, Any], action
         "reward": reward_sum,
         "steps": len(played),
         "error_type": step_info.get("error_type"),
+        "metrics": dict(step_info.get("metrics") or {}),
         "actions": played,
     }
 
@@ -356,7 +357,10 @@ def evaluate(
         for index in sorted({**done, **records}):  # plan order, whatever order episodes ended in
             report.add(records.get(index) or done[index])
         report.resumed = len(done)
-        report.summary = env.unwrapped.domain.summarize(report.accuracy, report.total)
+        domain = env.unwrapped.domain
+        report.summary = domain.summarize(report.accuracy, report.total)
+        ordered = [records.get(index) or done[index] for index in sorted({**done, **records})]
+        report.summary.update(domain.summarize_metrics([r.get("metrics") or {} for r in ordered]))
         report.seconds = time.monotonic() - start
         return report
     finally:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
+from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.alfworld.task_types import TASK_TYPES
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, env_suffix
+
+#: Domain packages under ``genenv_gym/envs/`` that declare their ids and domains in an ``ids.py`` module
+#: (``ENV_ENTRIES: list[EnvEntry]``, ``DOMAINS: dict[str, str]``): a new domain only adds that file.
+ID_PACKAGES: tuple[str, ...] = tuple(
+    sorted(path.parent.name for path in Path(__file__).with_name("envs").glob("*/ids.py"))
+)
 
 #: Domain name -> "module:Class" of its Domain.
 DOMAINS: dict[str, str] = {
@@ -18,16 +25,6 @@ DOMAINS: dict[str, str] = {
     "alfworld": "genenv_gym.envs.alfworld.domain:ALFWorldDomain",
     "alfworld_step": "genenv_gym.envs.alfworld.step_domain:ALFWorldStepDomain",
 }
-
-
-@dataclass(frozen=True)
-class EnvEntry:
-    """One registered env id."""
-
-    id: str
-    entry_point: str
-    description: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 def _bfcl_entries() -> list[EnvEntry]:
@@ -96,7 +93,18 @@ def _digits_entries() -> list[EnvEntry]:
     ]
 
 
-ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(_bfcl_entries() + _alfworld_entries() + _digits_entries())
+def _package_ids() -> list[EnvEntry]:
+    entries: list[EnvEntry] = []
+    for package in ID_PACKAGES:
+        module = importlib.import_module(f"genenv_gym.envs.{package}.ids")
+        entries += module.ENV_ENTRIES
+        DOMAINS.update(module.DOMAINS)
+    return entries
+
+
+ENV_ENTRIES: tuple[EnvEntry, ...] = tuple(
+    _bfcl_entries() + _alfworld_entries() + _digits_entries() + _package_ids()
+)
 
 
 def register_envs() -> None:
