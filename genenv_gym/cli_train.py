@@ -6,16 +6,23 @@ import argparse
 import sys
 from typing import Any
 
+from genenv_gym.extras import MissingExtraError, require_extra
+
 
 def add_train_command(commands: Any) -> argparse.ArgumentParser:
     """Register ``train`` on the ``genenv`` subparsers object."""
     parser = commands.add_parser(
         "train",
         help="co-evolve an LLM agent and its environment simulator (GenEnv Algorithm 1)",
-        description="Run GenEnv's co-evolution loop. Overrides look like run.epochs=3 agent.lr=1e-5.",
+        description="Run GenEnv's co-evolution loop. Overrides look like run.epochs=3 agent.lr=1e-5. "
+        "A run folder that already holds a run is refused unless --resume or --overwrite is given.",
     )
     parser.add_argument("--config", metavar="FILE", help="a YAML config (configs/demo.yaml is the miniature)")
-    parser.add_argument("--resume", action="store_true", help="continue from run.out_dir/checkpoint.pt")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="continue from run.out_dir/checkpoint.pt")
+    again.add_argument(
+        "--overwrite", action="store_true", help="delete the run already in run.out_dir and start afresh"
+    )
     parser.add_argument("overrides", nargs="*", metavar="section.key=value", help="config overrides")
     parser.set_defaults(func=cmd_train)
     return parser
@@ -23,20 +30,50 @@ def add_train_command(commands: Any) -> argparse.ArgumentParser:
 
 def cmd_train(args: argparse.Namespace) -> int:
     try:
-        from genenv_gym.train.config import load_config
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        print(f"genenv train needs the train extra: pip install 'genenv-gym[train]' ({exc})", file=sys.stderr)
+        require_extra("train", "genenv train")
+    except MissingExtraError as error:
+        print(error, file=sys.stderr)
         return 2
+    from genenv_gym.train.config import load_config
+    from genenv_gym.train.run_dir import CHECKPOINT_NAME, run_files
+
     try:
         config = load_config(args.config, args.overrides)
     except (ValueError, FileNotFoundError) as exc:
         print(f"genenv train: {exc}", file=sys.stderr)
         return 2
-    from genenv_gym.train.loop import train
+    out_dir = config.run.out_dir
+    existing = run_files(out_dir)
+    if existing and not (args.resume or args.overwrite):
+        names = ", ".join(p.name for p in existing)
+        print(
+            f"genenv train: {out_dir} already holds a run ({names}); pass --resume to continue it, "
+            f"--overwrite to replace it, or choose another folder with run.out_dir=DIR",
+            file=sys.stderr,
+        )
+        return 2
+    if args.resume and not any(p.name == CHECKPOINT_NAME for p in existing):
+        print(
+            f"genenv train: nothing to resume: no {CHECKPOINT_NAME} in {out_dir} "
+            "(run without --resume to start this run)",
+            file=sys.stderr,
+        )
+        return 2
+    from genenv_gym.train.loop import Trainer
 
     try:
-        train(config, resume=args.resume)
+        trainer = Trainer(config)
+        trainer.run(resume=args.resume)
     except FileNotFoundError as exc:
         print(f"genenv train: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            f"\ngenenv train: interrupted before the first checkpoint; nothing to resume in {out_dir} "
+            "(run again with --overwrite)",
+            file=sys.stderr,
+        )
+        return 130
+    files = ", ".join(str(p) for p in trainer.run_files())
+    print(f"genenv train: run files: {files}")
     return 0

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
-CHECKPOINT_NAME = "checkpoint.pt"
+from genenv_gym.atomic_write import atomic_open
+from genenv_gym.train.run_dir import CHECKPOINT_NAME
 
 
 def save_checkpoint(state: dict[str, Any], directory: str | Path) -> Path:
     """Write ``state`` to ``directory/checkpoint.pt`` atomically (a crash leaves the old one intact)."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / CHECKPOINT_NAME
-    fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            torch.save(state, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    target = Path(directory) / CHECKPOINT_NAME
+    with atomic_open(target) as handle:
+        torch.save(state, handle)
     return target
 
 

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from genenv_gym.suggest import did_you_mean
+
 BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only")
 
 
@@ -205,18 +207,54 @@ class TrainConfig:
         return asdict(self)
 
 
-def _coerce(value: str, current: Any) -> Any:
+def _coerce(key: str, value: str, current: Any) -> Any:
+    """``value`` (override text) as the type of the key's default; a ValueError names the key and type."""
     if isinstance(current, bool):
         if value.lower() in ("1", "true", "yes", "on"):
             return True
         if value.lower() in ("0", "false", "no", "off"):
             return False
-        raise ValueError(f"expected a boolean, got {value!r}")
-    if isinstance(current, int):
-        return int(value)
-    if isinstance(current, float):
-        return float(value)
+        raise ValueError(f"{key} expects a boolean (true/false), got {value!r}")
+    for kind, name in ((int, "an integer"), (float, "a number")):
+        if isinstance(current, kind):
+            try:
+                return kind(value)
+            except ValueError:
+                raise ValueError(f"{key} expects {name}, got {value!r}") from None
     return value
+
+
+def _check_type(key: str, value: Any, current: Any) -> Any:
+    """A YAML value checked against the type of the key's default (ints are accepted for floats)."""
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(current, bool):
+        expected, ok = "a boolean (true/false)", isinstance(value, bool)
+    elif isinstance(current, int):
+        expected, ok = "an integer", is_number and isinstance(value, int)
+    elif isinstance(current, float):
+        expected, ok = "a number", is_number
+        value = float(value) if ok else value
+    elif isinstance(current, str):
+        expected, ok = "a string", isinstance(value, str) or value is None
+    else:
+        return value
+    if not ok:
+        raise ValueError(f"{key} expects {expected}, got {value!r}")
+    return value
+
+
+def _section(config: TrainConfig, name: str) -> Any:
+    section = getattr(config, name, None)
+    if section is None or not is_dataclass(section):
+        names = [f.name for f in fields(config)]
+        raise ValueError(f"unknown config section {name!r}{did_you_mean(name, names)}; sections: {names}")
+    return section
+
+
+def _check_key(section: Any, name: str, key: str) -> None:
+    if not hasattr(section, key):
+        keys = [f.name for f in fields(section)]
+        raise ValueError(f"unknown key {name}.{key}{did_you_mean(key, keys)}; keys of {name}: {keys}")
 
 
 def apply_overrides(config: TrainConfig, overrides: list[str]) -> TrainConfig:
@@ -228,14 +266,9 @@ def apply_overrides(config: TrainConfig, overrides: list[str]) -> TrainConfig:
         parts = key.split(".")
         if len(parts) != 2:
             raise ValueError(f"override key {key!r} must be section.key (e.g. run.epochs)")
-        section = getattr(config, parts[0], None)
-        if section is None or not is_dataclass(section):
-            raise ValueError(
-                f"unknown config section {parts[0]!r}; sections: {[f.name for f in fields(config)]}"
-            )
-        if not hasattr(section, parts[1]):
-            raise ValueError(f"unknown key {key!r}; keys of {parts[0]}: {[f.name for f in fields(section)]}")
-        setattr(section, parts[1], _coerce(value, getattr(section, parts[1])))
+        section = _section(config, parts[0])
+        _check_key(section, parts[0], parts[1])
+        setattr(section, parts[1], _coerce(key, value, getattr(section, parts[1])))
     config.validate()
     return config
 
@@ -244,16 +277,13 @@ def from_dict(data: dict[str, Any]) -> TrainConfig:
     """A TrainConfig from nested dicts; unknown sections or keys raise."""
     config = TrainConfig()
     for name, values in (data or {}).items():
-        section = getattr(config, name, None)
-        if section is None or not is_dataclass(section):
-            raise ValueError(f"unknown config section {name!r}; sections: {[f.name for f in fields(config)]}")
+        section = _section(config, name)
         for key, value in (values or {}).items():
-            if not hasattr(section, key):
-                raise ValueError(f"unknown key {name}.{key}; keys: {[f.name for f in fields(section)]}")
+            _check_key(section, name, key)
             current = getattr(section, key)
-            if isinstance(current, float) and isinstance(value, int | str):
-                value = float(value)
-            setattr(section, key, value)
+            if isinstance(current, float) and isinstance(value, str):
+                value = _coerce(f"{name}.{key}", value, current)  # YAML reads 1e-6 as a string
+            setattr(section, key, _check_type(f"{name}.{key}", value, current))
     config.validate()
     return config
 

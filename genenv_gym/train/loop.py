@@ -44,6 +44,7 @@ from genenv_gym.train.distributed import all_reduce, gather, init_distributed, s
 from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
+from genenv_gym.train.run_dir import clear_run_files, run_files
 from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
 
 if TYPE_CHECKING:
@@ -150,6 +151,9 @@ class Trainer:
         self.epoch = 0
         self.agent_samples = 0
         self.stop_requested = False
+        self.warmstart_step = 0
+        self.warmstart_loss = 0.0
+        self.warm_optimizer: torch.optim.Optimizer | None = None
         from genenv_gym.agents.backends.hf import HFBackend
 
         self.backend = HFBackend(
@@ -171,7 +175,11 @@ class Trainer:
         return _TaskEnv(self.domain)
 
     def warm_start(self) -> dict[str, float]:
-        """Supervised fine-tuning on the base data's reference answers (the paper's base training set)."""
+        """Supervised fine-tuning on the base data's reference answers (the paper's base training set).
+
+        Stops early when a stop was requested (SIGINT/SIGTERM); ``warmstart_step`` and the warm-start
+        optimizer are part of the checkpoint, so a resumed run continues exactly where it stopped.
+        """
         w = self.cfg.warmstart
         if w.steps <= 0:
             return {}
@@ -179,15 +187,24 @@ class Trainer:
             encode_chat_example(self.tokenizer, t.messages, self.domain.oracle_action(t))
             for t in self.base_tasks
         ]
-        optimizer = torch.optim.AdamW(self.model.parameters(), lr=w.lr)
+        if self.warm_optimizer is None:
+            self.warm_optimizer = torch.optim.AdamW(self.model.parameters(), lr=w.lr)
         self.model.train()
-        loss = 0.0
-        for _ in progress(range(w.steps), total=w.steps, desc="warm start", enabled=self.cfg.run.progress):
+        todo = range(self.warmstart_step, w.steps)
+        for _ in progress(todo, total=len(todo), desc="warm start", enabled=self.cfg.run.progress):
+            if self.stop_requested:
+                break
             idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
             batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
-            loss = sft_step(self.model, optimizer, batch)
+            self.warmstart_loss = sft_step(self.model, self.warm_optimizer, batch)
+            self.warmstart_step += 1
         self.model.eval()
-        return {"warmstart_loss": loss}
+        return {"warmstart_loss": self.warmstart_loss}
+
+    @property
+    def warm_started(self) -> bool:
+        """Whether the warm start has run all its steps."""
+        return self.warmstart_step >= max(self.cfg.warmstart.steps, 0)
 
     def propose_tasks(self, n: int) -> list[Task]:
         """The epoch's task batch, from the source the baseline names."""
@@ -432,6 +449,9 @@ class Trainer:
         return {
             "epoch": self.epoch,
             "agent_samples": self.agent_samples,
+            "warmstart_step": self.warmstart_step,
+            "warmstart_loss": self.warmstart_loss,
+            "warm_optimizer": None if self.warm_optimizer is None else self.warm_optimizer.state_dict(),
             "model": self.model.state_dict(),
             "reference": None if self.reference is None else self.reference.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -452,6 +472,11 @@ class Trainer:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.epoch, self.agent_samples = state["epoch"], state["agent_samples"]
         self.model.load_state_dict(state["model"])
+        self.warmstart_step = state.get("warmstart_step", self.cfg.warmstart.steps)
+        self.warmstart_loss = state.get("warmstart_loss", 0.0)
+        if state.get("warm_optimizer") is not None:
+            self.warm_optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.cfg.warmstart.lr)
+            self.warm_optimizer.load_state_dict(state["warm_optimizer"])
         if state["reference"] is not None:
             self.reference = copy.deepcopy(self.model).eval()
             self.reference.load_state_dict(state["reference"])
@@ -479,31 +504,33 @@ class Trainer:
 
     # -------------------------------------------------------------------------------------------------
     def run(self, resume: bool = False) -> list[dict[str, Any]]:
-        """Warm start (unless resuming), then ``run.epochs`` epochs; returns the metrics rows logged."""
+        """Warm start (unless resuming past it), then ``run.epochs`` epochs; returns the metrics rows logged.
+
+        SIGINT/SIGTERM (first one) finish the current warm-start step or epoch, write a checkpoint and
+        stop; ``--resume`` continues from there as if never interrupted. A fresh run first removes the
+        checkpoint and metrics of whatever ran in ``run.out_dir`` before, so they can never be resumed.
+        """
         cfg, main = self.cfg, self.dist.is_main
+        if not resume and main:
+            clear_run_files(self.out_dir)
         # Under torchrun every rank trains; rank 0 alone logs, plots and writes checkpoints.
         logger = MetricsLogger(self.out_dir, tensorboard=cfg.run.tensorboard, enabled=main)
         rows: list[dict[str, Any]] = []
-        if resume:
-            self.load_state_dict(load_checkpoint(self.out_dir))
-            logger.truncate_after(self.epoch)
-        else:
-            logger.clear()
-            row = {"epoch": 0, "agent_samples": 0, **self.warm_start()}
-            if self.env_llm is not None:
-                row.update({f"sim_{k}": v for k, v in self.env_llm.warmstart_stats.items()})
-            self.reference = copy.deepcopy(self.model).eval()
-            self.reference.requires_grad_(False)
-            row.update(self.probe_skill())
-            if cfg.run.eval_every:
-                row.update(self.evaluate())
-            logger.log(row)
-            rows.append(row)
-            self.save()
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
         for s in previous:
             signal.signal(s, self._request_stop)
         try:
+            if resume:
+                self.load_state_dict(load_checkpoint(self.out_dir))
+                logger.truncate_after(self.epoch)
+            if not resume or not self.warm_started:
+                row = self._start()
+                if row is None:  # stopped during the warm start
+                    self.save()
+                else:
+                    logger.log(row)
+                    rows.append(row)
+                    self.save()
             while self.epoch < cfg.run.epochs and not self.stop_requested:
                 row = self.train_epoch()
                 logger.log(row)
@@ -519,16 +546,33 @@ class Trainer:
             for s, handler in previous.items():
                 signal.signal(s, handler)
             logger.close()
-        if self.stop_requested:
-            print(
-                f"genenv train: stopped after epoch {self.epoch}; "
-                f"resume with --resume (run.out_dir={self.out_dir})"
-            )
-        if cfg.run.plots and main:
+        if self.stop_requested and main:
+            where = f"epoch {self.epoch}" if self.warm_started else f"warm-start step {self.warmstart_step}"
+            print(f"genenv train: stopped after {where}; continue with --resume (run.out_dir={self.out_dir})")
+        if cfg.run.plots and main and rows:
             from genenv_gym.train.plots import plot_run
 
             plot_run(self.out_dir, cfg.curriculum.alpha, cfg.curriculum.k_min)
         return rows
+
+    def _start(self) -> dict[str, Any] | None:
+        """The warm start, the frozen reference, the skill probe and the first evaluation (epoch 0's row);
+        None when a stop request interrupted the warm start."""
+        row = {"epoch": 0, "agent_samples": 0, **self.warm_start()}
+        if not self.warm_started:
+            return None
+        if self.env_llm is not None:
+            row.update({f"sim_{k}": v for k, v in self.env_llm.warmstart_stats.items()})
+        self.reference = copy.deepcopy(self.model).eval()
+        self.reference.requires_grad_(False)
+        row.update(self.probe_skill())
+        if self.cfg.run.eval_every:
+            row.update(self.evaluate())
+        return row
+
+    def run_files(self) -> list[Path]:
+        """The files this run has written so far (for the closing line)."""
+        return run_files(self.out_dir)
 
     def _request_stop(self, signum: int, frame: Any) -> None:
         if self.stop_requested:  # a second signal: stop now (the last checkpoint is intact)

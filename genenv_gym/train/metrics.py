@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from genenv_gym.atomic_write import write_atomically
+
 #: Columns of the terminal table: (metric key, header, format).
 TABLE = (
     ("epoch", "epoch", "{:>5d}"),
@@ -46,23 +48,21 @@ class MetricsLogger:
                 )
         self._header_done = False
 
-    def clear(self) -> None:
-        """Start a fresh ``metrics.jsonl``."""
-        if self.enabled:
-            self.path.unlink(missing_ok=True)
-
     def truncate_after(self, epoch: int) -> None:
         """Drop rows after ``epoch`` (a resumed run rewrites the epochs it repeats)."""
         if not self.enabled or not self.path.exists():
             return
         rows = [r for r in read_metrics(self.path) if r.get("epoch", 0) <= epoch]
-        self.path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        self._write(rows)
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        write_atomically(self.path, "".join(json.dumps(r) + "\n" for r in rows).encode())
 
     def log(self, row: dict[str, Any]) -> None:
         if not self.enabled:
             return
-        with self.path.open("a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        # The whole file is rewritten and renamed into place: a crash or a reader never sees half a row.
+        self._write([*(read_metrics(self.path) if self.path.exists() else []), row])
         if self.writer is not None:
             for key, value in row.items():
                 if isinstance(value, int | float) and key != "epoch":

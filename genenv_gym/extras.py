@@ -1,0 +1,45 @@
+"""The optional extras of genenv-gym: which modules each needs, and the one install line that fixes a gap."""
+
+from __future__ import annotations
+
+import importlib.util
+
+#: extra -> the top-level modules it provides.
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "bfcl": ("tree_sitter", "tree_sitter_java", "tree_sitter_javascript"),
+    "train": ("torch", "transformers", "yaml"),
+    "sb3": ("stable_baselines3", "tokenizers"),
+    "export": ("pyarrow",),
+    "alfworld": ("textworld", "alfworld"),
+    "sglang": ("sglang",),
+}
+
+#: Extras that pull in torch: on a CPU-only machine torch's CPU build should be installed first.
+TORCH_EXTRAS = ("train", "sb3")
+CPU_TORCH_LINE = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message is the install line that fixes it."""
+
+
+def install_line(extra: str) -> str:
+    """The command that installs ``extra`` into the current environment."""
+    line = f"pip install 'genenv-gym[{extra}]'"
+    if extra in TORCH_EXTRAS:
+        line += f"  (on a CPU-only machine first: {CPU_TORCH_LINE})"
+    return line
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The modules of ``extra`` that cannot be imported here."""
+    return [m for m in EXTRA_MODULES[extra] if importlib.util.find_spec(m) is None]
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise MissingExtraError naming ``what`` needs and the install line, when ``extra`` is incomplete."""
+    missing = missing_modules(extra)
+    if missing:
+        raise MissingExtraError(
+            f"{what} needs the '{extra}' extra (missing: {', '.join(missing)}): {install_line(extra)}"
+        )

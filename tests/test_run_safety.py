@@ -1,0 +1,118 @@
+"""Training runs never lose or mix data: resumable warm start, refused run folders, atomic files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import torch
+from test_train_loop import TINY, tiny_config
+
+from genenv_gym.atomic_write import atomic_open
+from genenv_gym.cli import main
+from genenv_gym.train.config import load_config
+from genenv_gym.train.loop import Trainer
+
+
+def _rows(path: Path) -> list[dict]:
+    rows = [json.loads(line) for line in (path / "metrics.jsonl").read_text().splitlines()]
+    return [{k: v for k, v in row.items() if not k.endswith("seconds")} for row in rows]
+
+
+def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
+    Trainer(tiny_config(tmp_path / "straight", "warmstart.steps=6", "run.epochs=1")).run()
+
+    trainer = Trainer(tiny_config(tmp_path / "split", "warmstart.steps=6", "run.epochs=1"))
+    import genenv_gym.train.loop as loop
+
+    original = loop.sft_step
+    calls = {"n": 0}
+
+    def step_then_signal(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            trainer._request_stop(2, None)  # what Ctrl-C does
+        return original(*args, **kwargs)
+
+    loop.sft_step = step_then_signal
+    try:
+        rows = trainer.run()
+    finally:
+        loop.sft_step = original
+    assert rows == [] and trainer.warmstart_step == 2
+    assert (tmp_path / "split" / "checkpoint.pt").exists()
+
+    resumed = Trainer(tiny_config(tmp_path / "split", "warmstart.steps=6", "run.epochs=1"))
+    resumed.run(resume=True)
+    assert resumed.warmstart_step == 6
+    assert _rows(tmp_path / "split") == _rows(tmp_path / "straight")
+    straight = torch.load(tmp_path / "straight" / "checkpoint.pt", weights_only=False)["model"]
+    split = torch.load(tmp_path / "split" / "checkpoint.pt", weights_only=False)["model"]
+    assert all(torch.equal(straight[k], split[k]) for k in straight)
+
+
+def test_a_fresh_run_removes_the_earlier_checkpoint_before_anything_else(tmp_path: Path) -> None:
+    Trainer(tiny_config(tmp_path, "run.epochs=1")).run()
+    fresh = Trainer(tiny_config(tmp_path, "run.epochs=1"))
+    fresh._start = lambda: (_ for _ in ()).throw(KeyboardInterrupt())  # dies before its first checkpoint
+    with pytest.raises(KeyboardInterrupt):
+        fresh.run()
+    assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "metrics.jsonl").exists()
+
+
+def _train_cli(tmp_path: Path, *extra: str) -> int:
+    return main(["train", *extra, *TINY, "run.epochs=1", f"run.out_dir={tmp_path}"])
+
+
+def test_genenv_train_refuses_a_used_folder_and_names_its_files(tmp_path: Path, capsys) -> None:
+    assert _train_cli(tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "run files:" in out and str(tmp_path / "metrics.jsonl") in out
+    assert _train_cli(tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "already holds a run" in err and "--resume" in err and "--overwrite" in err
+    assert _train_cli(tmp_path, "--overwrite") == 0
+    assert [r["epoch"] for r in _rows(tmp_path)] == [0, 1]
+
+
+def test_genenv_train_resume_without_a_checkpoint_says_so(tmp_path: Path, capsys) -> None:
+    assert _train_cli(tmp_path, "--resume") == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("run.epochs=twelve", "run.epochs expects an integer, got 'twelve'"),
+        ("run.epoch=3", "unknown key run.epoch (did you mean 'epochs'?)"),
+        ("rnu.epochs=3", "unknown config section 'rnu' (did you mean 'run'?)"),
+        ("run.plots=maybe", "run.plots expects a boolean (true/false), got 'maybe'"),
+        ("agent.lr=fast", "agent.lr expects a number, got 'fast'"),
+    ],
+)
+def test_bad_overrides_name_the_key_and_the_expected_type(override: str, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        load_config(None, [override])
+    assert str(error.value).startswith(message)
+
+
+def test_yaml_values_of_the_wrong_type_name_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text("run:\n  epochs: twelve\n")
+    with pytest.raises(ValueError, match=r"run\.epochs expects an integer"):
+        load_config(config)
+
+
+def test_an_atomic_write_that_fails_keeps_the_old_content(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"epoch": 0}\n')
+    with pytest.raises(RuntimeError), atomic_open(path) as handle:
+        handle.write(b'{"epoch": 1')
+        raise RuntimeError("crash mid-write")
+    assert path.read_text() == '{"epoch": 0}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["metrics.jsonl"]
