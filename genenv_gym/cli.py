@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from genenv_gym.registration import ENV_ENTRIES
+from genenv_gym.suggest import did_you_mean
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(env_table_markdown())
+        return 0
     width = max(len(e.id) for e in ENV_ENTRIES)
     for entry in ENV_ENTRIES:
         print(f"{entry.id:<{width}}  {entry.description}")
     return 0
+
+
+def env_table_markdown() -> str:
+    """README's table of env ids, from the registry (``genenv list --markdown``)."""
+    rows = ["| env id | what it is |", "|---|---|"]
+    rows += [f"| `{e.id}` | {e.description} |" for e in ENV_ENTRIES]
+    return "\n".join(rows)
 
 
 def _env_kwargs(args: argparse.Namespace) -> dict | None:
@@ -32,35 +45,125 @@ def _env_kwargs(args: argparse.Namespace) -> dict | None:
 
 
 def _unknown_envs(env_ids: Sequence[str], command: str) -> bool:
-    known = {e.id for e in ENV_ENTRIES}
+    known = [e.id for e in ENV_ENTRIES]
     unknown = [env_id for env_id in env_ids if env_id not in known]
-    if unknown:
+    for env_id in unknown:
         print(
-            f"genenv {command}: unknown env id(s) {unknown}; run 'genenv list' to see them", file=sys.stderr
+            f"genenv {command}: unknown env id {env_id!r}{did_you_mean(env_id, known)}; "
+            "run 'genenv list' to see them",
+            file=sys.stderr,
         )
     return bool(unknown)
+
+
+def _is_simulator(env_id: str) -> bool:
+    from gymnasium.envs.registration import registry
+
+    return str(registry[env_id].entry_point).endswith(":SimulatorEnv")
+
+
+def _suite_env_ids(suite: str) -> tuple[list[str], list[str]]:
+    """(registered env ids to run, paper columns whose env id is not built yet)."""
+    known = {e.id for e in ENV_ENTRIES}
+    if suite == "all":
+        return [e.id for e in ENV_ENTRIES if not _is_simulator(e.id)], []
+    from genenv_gym.paper_table import PAPER_COLUMNS
+
+    return [c.env_id for c in PAPER_COLUMNS if c.env_id in known], [
+        c.name for c in PAPER_COLUMNS if c.env_id not in known
+    ]
+
+
+def _warn_ignored_options(args: argparse.Namespace, env_ids: Sequence[str]) -> None:
+    for env_id in env_ids:
+        if _is_simulator(env_id) and args.limit is not None:
+            print(
+                f"genenv eval: --limit counts tasks per category of benchmark envs; {env_id} is a simulator "
+                f"env, so it plays --episodes {args.episodes or 100} episodes instead",
+                file=sys.stderr,
+            )
+        if not _is_simulator(env_id) and args.episodes is not None:
+            print(
+                f"genenv eval: --episodes applies to simulator envs; {env_id} plays its benchmark tasks "
+                "(use --limit N for at most N per category)",
+                file=sys.stderr,
+            )
+
+
+def _on_fixtures(error: Exception, env_kwargs: dict, args: argparse.Namespace) -> dict | None:
+    """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed."""
+    from genenv_gym.data_dir import ENV_VAR
+    from genenv_gym.fixtures import FIXTURES_DIR
+
+    benchmark = getattr(error, "benchmark", None)
+    chosen = "data_dir" in env_kwargs or os.environ.get(ENV_VAR)
+    if args.suite or chosen or not benchmark or not (FIXTURES_DIR / benchmark).is_dir():
+        return None
+    print(
+        f"genenv eval: no {benchmark} data installed: running on the small fixtures shipped with the "
+        f"package, not the benchmark (get the real data with --fetch or 'genenv data fetch {benchmark}')",
+        file=sys.stderr,
+    )
+    return {**env_kwargs, "data_dir": str(FIXTURES_DIR)}
+
+
+def _fetch_for(error: Exception, env_kwargs: dict) -> bool:
+    """Fetch the benchmark a MissingDataError names (``--fetch``); True when it is now complete."""
+    from genenv_gym.datasets import SOURCES, FetchError, fetch
+
+    benchmark = getattr(error, "benchmark", None)
+    if benchmark not in SOURCES:
+        return False
+    print(f"genenv eval: fetching {benchmark} ({SOURCES[benchmark].notes})", file=sys.stderr)
+    try:
+        return fetch(benchmark, env_kwargs.get("data_dir")).complete
+    except FetchError as fetch_error:
+        print(f"genenv eval: {fetch_error}", file=sys.stderr)
+        return False
+
+
+def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace, **kwargs) -> Any:
+    """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README)."""
+    from genenv_gym.data_dir import MissingDataError
+    from genenv_gym.evaluation import evaluate
+
+    try:
+        return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
+    except MissingDataError as error:
+        if args.fetch and _fetch_for(error, env_kwargs):
+            return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
+        fixtures = None if args.fetch else _on_fixtures(error, env_kwargs, args)
+        if fixtures is None:
+            raise
+        return evaluate(env_id, env_kwargs=fixtures, **kwargs)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
     from genenv_gym.data_dir import MissingDataError
-    from genenv_gym.evaluation import (
-        ResumeError,
-        check_agent,
-        evaluate,
-        make_backend_once,
-        overview_table,
-        write_csv,
-    )
+    from genenv_gym.env_kwargs import check_env_kwargs, explain_make_error
+    from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
 
-    if _unknown_envs(args.env, "eval"):
+    not_built: list[str] = []
+    if args.suite:
+        env_ids, not_built = _suite_env_ids(args.suite)
+        env_ids += args.env or []
+    else:
+        env_ids = list(args.env or [])
+    if not env_ids:
+        print("genenv eval: give --env ID (repeatable) or --suite paper|all", file=sys.stderr)
+        return 2
+    if _unknown_envs(env_ids, "eval"):
         return 2
     try:
         check_agent(args.agent)
-        env_kwargs = _env_kwargs(args)
+        env_kwargs = _env_kwargs(args) or {}
+        for env_id in env_ids:
+            check_env_kwargs(env_id, env_kwargs)
     except ValueError as error:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 2
+    _warn_ignored_options(args, env_ids)
     results_path = None
     if args.out:
         out_dir = Path(args.out)
@@ -82,33 +185,46 @@ def cmd_eval(args: argparse.Namespace) -> int:
             temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed
         )
     }
-    reports = []
+    reports, missing = [], {}
     try:
         backend = make_backend_once(args.agent)
-        for env_id in args.env:
-            report = evaluate(
-                env_id,
-                args.agent,
-                args.limit,
-                args.episodes,
-                args.seed,
-                not args.no_progress,
-                env_kwargs=env_kwargs,
-                results_path=results_path,
-                resume=args.resume,
-                backend=backend,
-                llm_kwargs=llm_kwargs if backend is not None else None,
-                batch_size=args.batch_size,
-            )
+        for env_id in env_ids:
+            try:
+                report = _evaluate_with_data(
+                    env_id,
+                    env_kwargs,
+                    args,
+                    agent_name=args.agent,
+                    limit=args.limit,
+                    episodes=args.episodes or 100,
+                    seed=args.seed,
+                    show_progress=not args.no_progress,
+                    results_path=results_path,
+                    resume=args.resume,
+                    backend=backend,
+                    llm_kwargs=llm_kwargs if backend is not None else None,
+                    batch_size=args.batch_size,
+                )
+            except (MissingDataError, ImportError) as error:
+                if not args.suite:
+                    raise
+                missing[env_id] = str(error).splitlines()[0]
+                print(f"\n{env_id}: not run: {missing[env_id]}", file=sys.stderr)
+                continue
             resumed = f" ({report.resumed} episodes from the earlier run)" if report.resumed else ""
             print(f"\n{env_id} — agent {args.agent}{resumed}")
             print(report.table())
             reports.append(report)
-    except (MissingDataError, BackendError, ResumeError) as error:
+    except (MissingDataError, BackendError, ResumeError, ImportError) as error:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 1
+    except (TypeError, ValueError) as error:  # an env constructor refused an argument's value
+        print(f"genenv eval: {explain_make_error(env_id, env_kwargs, error)}", file=sys.stderr)
+        return 2
     if len(reports) > 1:
         print("\n" + overview_table(reports))
+    if args.suite == "paper":
+        _print_paper_table(args.agent, reports, missing, not_built)
     written = []
     json_paths = [args.json] + ([Path(args.out) / "report.json"] if args.out else [])
     csv_paths = [args.csv] + ([Path(args.out) / "report.csv"] if args.out else [])
@@ -121,6 +237,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if written:
         print("\nwrote " + ", ".join(written))
     return 0
+
+
+def _print_paper_table(agent: str, reports: list, missing: dict[str, str], not_built: list[str]) -> None:
+    from genenv_gym.paper_table import PAPER_COLUMNS, paper_table
+
+    by_id = {r.env_id: r for r in reports}
+    scores: dict[str, float | None] = {}
+    print("\nThe paper's protocol (Table 1):")
+    for column in PAPER_COLUMNS:
+        report = by_id.get(column.env_id)
+        if report is not None:
+            value = report.overall if column.metric == "overall" else report.summary.get(column.metric)
+            scores[column.name] = value
+            shown = f"{100 * value:.1f}" if value is not None else f"no {column.metric} in the report"
+        elif column.name in not_built:
+            scores[column.name], shown = None, f"missing: {column.env_id} is not built yet"
+        else:
+            scores[column.name] = None
+            shown = f"missing: {missing.get(column.env_id, 'not run')}"
+        print(f"  {column.name:<14} {column.env_id:<34} {shown}   [{column.protocol}]")
+    print()
+    print(paper_table(f"this run ({agent})", scores))
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -166,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     list_parser = commands.add_parser("list", help="registered env ids with one-line descriptions")
+    list_parser.add_argument("--markdown", action="store_true", help="as README's Markdown table")
     list_parser.set_defaults(func=cmd_list)
 
     eval_parser = commands.add_parser(
@@ -174,7 +313,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark an agent: per-category accuracy and the benchmark's summaries per env, a "
         "table in the terminal, JSON/CSV on disk; with --out the run can be resumed.",
     )
-    eval_parser.add_argument("--env", action="append", required=True, help="env id (repeat for several)")
+    eval_parser.add_argument("--env", action="append", help="env id (repeat for several)")
+    eval_parser.add_argument(
+        "--suite",
+        choices=("paper", "all"),
+        help="paper: the GenEnv paper's protocol for its five benchmarks, one Table-1 row with the "
+        "published rows beside it; all: every registered benchmark id",
+    )
     eval_parser.add_argument(
         "--agent",
         default="oracle",
@@ -182,7 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         "sglang-server:URL, tiny:ARCH (default: oracle)",
     )
     eval_parser.add_argument("--limit", type=int, default=None, help="at most N tasks per category")
-    eval_parser.add_argument("--episodes", type=int, default=100, help="episodes on simulator envs")
+    eval_parser.add_argument("--episodes", type=int, default=None, help="episodes on simulator envs (100)")
+    eval_parser.add_argument(
+        "--fetch",
+        action="store_true",
+        help="fetch a benchmark's data first when it is missing (genenv data fetch); without it, a fresh "
+        "install with no data dir runs on the package's small fixtures and says so",
+    )
     eval_parser.add_argument("--seed", type=int, default=0)
     eval_parser.add_argument(
         "--env-kwargs", metavar="JSON", help="gymnasium.make arguments, as a JSON object"
@@ -235,9 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-kwargs", metavar="JSON", help="gymnasium.make arguments, as a JSON object"
     )
     export_parser.set_defaults(func=cmd_export)
+    from genenv_gym.cli_data import add_data_command
     from genenv_gym.cli_train import add_train_command
 
     add_train_command(commands)
+    add_data_command(commands)
     return parser
 
 

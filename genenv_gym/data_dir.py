@@ -9,7 +9,14 @@ ENV_VAR = "GENENV_DATA_DIR"
 
 
 class MissingDataError(FileNotFoundError):
-    """A benchmark file is not in the data directory; the message says where to put it."""
+    """A benchmark file is not in the data directory; the message says where to put it.
+
+    ``benchmark`` names the benchmark folder that was looked in, so callers can offer to fetch it.
+    """
+
+    def __init__(self, message: str, benchmark: str | None = None) -> None:
+        super().__init__(message)
+        self.benchmark = benchmark
 
 
 def data_root(data_dir: str | os.PathLike | None = None) -> Path:
@@ -28,12 +35,29 @@ def data_root(data_dir: str | os.PathLike | None = None) -> Path:
 
 def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | None = None) -> Path:
     """Path of one benchmark file, raising MissingDataError with instructions when it is absent."""
-    path = data_root(data_dir) / benchmark / relative
+    root = data_root(data_dir)
+    path = root / benchmark / relative
     if not path.is_file():
         raise MissingDataError(
-            f"{benchmark} data file not found: {path}\n"
-            f"Put the official {benchmark} files under {data_root(data_dir) / benchmark} "
-            f"(or point {ENV_VAR} at a folder that holds a '{benchmark}/' sub-folder). "
-            f"README.md, section 'Benchmark data', says how to obtain them."
+            f"{benchmark} data file not found: {path}\n{_hint(root, benchmark, relative)}", benchmark
         )
     return path
+
+
+def _hint(root: Path, benchmark: str, relative: str) -> str:
+    """What to do: point one level up or down when that is where the files are, else fetch them."""
+    where = "the data dir" if os.environ.get(ENV_VAR) is None else f"{ENV_VAR}"
+    if (root / relative).is_file() or root.name == benchmark:
+        return (
+            f"{root} looks like the {benchmark} folder itself: point {where} at its parent, "
+            f"{root.parent}, which must hold the '{benchmark}/' sub-folder."
+        )
+    for depth, pattern in (("one level", f"*/{benchmark}"), ("two levels", f"*/*/{benchmark}")):
+        nested = sorted(p.parent for p in root.glob(pattern) if (p / relative).is_file())
+        if nested:
+            return f"the {benchmark} files are {depth} deeper: point {where} at {nested[0]}."
+    return (
+        f"Fetch them with: genenv data fetch {benchmark} --dir {root}\n"
+        f"(or put the official {benchmark} files under {root / benchmark}, or point {ENV_VAR} at a folder "
+        f"that holds a '{benchmark}/' sub-folder; README.md, section 'Benchmark data', says more)."
+    )

@@ -153,6 +153,13 @@ class Domain(ABC):
         """
         return {}
 
+    def reference_failures(self) -> Mapping[str, str]:
+        """Task id -> why the official metric rejects that task's own reference answer (none by default).
+
+        ``genenv eval`` counts these under its table: they are why an oracle scores below 100%.
+        """
+        return {}
+
     def start_episode(self, task: Task) -> Episode:
         """Begin an interaction with ``task``."""
         return SingleTurnEpisode(self, task)

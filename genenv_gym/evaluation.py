@@ -59,6 +59,8 @@ class EvalReport:
     resumed: int = 0
     seconds: float = 0.0
     simulator: bool = False
+    #: category -> how many of the played tasks have a reference answer the official metric rejects.
+    reference_failures: dict[str, int] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -108,6 +110,7 @@ class EvalReport:
                 str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
                 for lvl in sorted(self.level_total)
             },
+            "reference_failures": self.reference_failures,
             "resumed": self.resumed,
             "seconds": self.seconds,
         }
@@ -128,6 +131,14 @@ class EvalReport:
             for level, accuracy in self.level_accuracy.items():
                 passed, total = self.level_passed[level], self.level_total[level]
                 rows.append(f"{level:<26}{passed:>8}{total:>8}{100 * accuracy:>9.1f}%")
+        if self.reference_failures:
+            count = sum(self.reference_failures.values())
+            where = ", ".join(f"{c} {n}" for c, n in self.reference_failures.items())
+            rows.append(
+                f"note: {count} of these tasks ({where}) have a reference answer that the official metric "
+                "itself rejects, so no agent passes them as officially scored (the oracle included); "
+                "the list and the reasons: docs/benchmark_defects.md"
+            )
         return "\n".join(rows)
 
     def csv_rows(self) -> list[dict[str, Any]]:
@@ -190,9 +201,11 @@ def check_agent(agent: str) -> None:
     if agent in SCRIPTED_AGENTS:
         return
     if ":" not in agent:
+        from genenv_gym.suggest import did_you_mean
+
         raise ValueError(
-            f"unknown agent {agent!r}: use oracle, random, or a backend spec "
-            "(hf:PATH, openai:MODEL@URL, sglang:PATH, sglang-server:URL, tiny:ARCH)"
+            f"unknown agent {agent!r}{did_you_mean(agent, SCRIPTED_AGENTS)}: use oracle, random, or a "
+            "backend spec (hf:PATH, openai:MODEL@URL, sglang:PATH, sglang-server:URL, tiny:ARCH)"
         )
     from genenv_gym.agents.backends import parse_spec
 
@@ -361,6 +374,11 @@ def evaluate(
         report.summary = domain.summarize(report.accuracy, report.total)
         ordered = [records.get(index) or done[index] for index in sorted({**done, **records})]
         report.summary.update(domain.summarize_metrics([r.get("metrics") or {} for r in ordered]))
+        failures = domain.reference_failures()
+        for record in ordered:
+            if record.get("task_id") in failures:
+                category = str(record["category"])
+                report.reference_failures[category] = report.reference_failures.get(category, 0) + 1
         report.seconds = time.monotonic() - start
         return report
     finally:

@@ -10,7 +10,8 @@ from gymnasium.envs.registration import register, registry
 
 from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.alfworld.task_types import TASK_TYPES
-from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, env_suffix
+from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, RECORD_COUNTS, env_suffix
+from genenv_gym.envs.digits.domain import DigitsDomain
 
 #: Domain packages under ``genenv_gym/envs/`` that declare their ids and domains in an ``ids.py`` module
 #: (``ENV_ENTRIES: list[EnvEntry]``, ``DOMAINS: dict[str, str]``): a new domain only adds that file.
@@ -30,13 +31,18 @@ DOMAINS: dict[str, str] = {
 def _bfcl_entries() -> list[EnvEntry]:
     entry = "genenv_gym.envs.bfcl.env:BFCLEnv"
     entries = [
-        EnvEntry("GenEnv-BFCL-v0", entry, "BFCL v4, all 13 single-turn AST categories (official AST metric)")
+        EnvEntry(
+            "GenEnv-BFCL-v0",
+            entry,
+            f"BFCL v4, all {len(AST_CATEGORIES)} single-turn AST categories "
+            f"({sum(RECORD_COUNTS.values()):,} records), official AST metric",
+        )
     ]
     entries += [
         EnvEntry(
             f"GenEnv-BFCL-{env_suffix(c)}-v0",
             entry,
-            f"BFCL v4 category {c} (official AST metric)",
+            f"category `{c}` ({RECORD_COUNTS[c]:,})",
             {"categories": [c]},
         )
         for c in AST_CATEGORIES
@@ -54,23 +60,30 @@ def _bfcl_entries() -> list[EnvEntry]:
 
 def _alfworld_entries() -> list[EnvEntry]:
     entry = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
-    entries = [EnvEntry("GenEnv-ALFWorld-v0", entry, "ALFWorld games on the TextWorld engine (success rate)")]
+    entries = [
+        EnvEntry(
+            "GenEnv-ALFWorld-v0",
+            entry,
+            "ALFWorld on the real TextWorld engine: the 134 `valid_unseen` games, 50 steps, success rate",
+        )
+    ]
     entries += [
-        EnvEntry(f"GenEnv-ALFWorld-{t.suffix}-v0", entry, f"ALFWorld {t.name}", {"task_types": [t.name]})
+        EnvEntry(f"GenEnv-ALFWorld-{t.suffix}-v0", entry, f"task type `{t.name}`", {"task_types": [t.name]})
         for t in TASK_TYPES
     ]
     entries.append(
         EnvEntry(
             "GenEnv-ALFWorld-Step-v0",
             "genenv_gym.envs.alfworld.step_env:ALFWorldStepEnv",
-            "ALFWorld as single-step prediction of the expert's next command (the GenEnv paper's protocol)",
+            "the paper's protocol: predict the expert's next command at every state of its walkthrough "
+            "(788 tasks), exact match",
         )
     )
     entries.append(
         EnvEntry(
             "GenEnv-Sim-ALFWorld-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
-            "New ALFWorld goals over real scenes, planner-checked, at the agent's skill (alpha-curriculum)",
+            "new goals over the real scenes, each checked solvable by the PDDL planner, at the agent's skill",
             {"domain": "alfworld", "batch_size": 4},
         )
     )
@@ -82,12 +95,14 @@ def _digits_entries() -> list[EnvEntry]:
         EnvEntry(
             "GenEnv-Digits-v0",
             "genenv_gym.envs.digits.domain:DigitsEnv",
-            "Digit-string reversal at 8 length levels with a fixed 200-task held-out set (CPU miniature)",
+            f"digit-string reversal, {DigitsDomain.num_levels} levels in half steps of length (1-8 digits), "
+            "a fixed "
+            "200-task held-out set: the trainer's CPU miniature",
         ),
         EnvEntry(
             "GenEnv-Sim-Digits-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
-            "Digit-reversal tasks generated at the agent's skill (alpha-curriculum)",
+            "digit-reversal tasks generated at the agent's skill by the alpha-curriculum simulator",
             {"domain": "digits"},
         ),
     ]

@@ -2,8 +2,9 @@
 
 The expected verdicts were established with the official bfcl-eval 2026.3.23 checker
 (``benchmarks/bfcl_crosscheck.py`` compares the two on every case built here). The records whose natural
-gold answer the official checker rejects are listed in ``EXPECTED_FAILURES`` with the reason and the
-official error type, and are asserted to fail exactly that way, so the list cannot rot silently.
+gold answer the official checker rejects are listed in ``genenv_gym.envs.bfcl.known_defects`` with the
+reason and the official error type, and are asserted to fail exactly that way, so the list cannot rot
+silently.
 
 The mutation helpers below are also imported by ``benchmarks/bfcl_crosscheck.py``.
 """
@@ -25,65 +26,12 @@ from genenv_gym.envs.bfcl.categories import (
     language_of,
     question_file,
 )
+from genenv_gym.envs.bfcl.known_defects import EXPECTED_FAILURES, expected_failure
 from genenv_gym.envs.bfcl.render import render_answer
 
 pytestmark = pytest.mark.shared_data
 
 GT_CATEGORIES = tuple(c for c in AST_CATEGORIES if c not in NO_GROUND_TRUTH)
-
-_HASHMAP = (
-    "Java HashMap written as `new HashMap<...>() {{ put(...); }}` decodes to an empty map: the official "
-    "decoder drops the anonymous class body"
-)
-_STRING_ARRAY = "Java String[] elements keep their quotes after the official decoding (`'\"verbose\"'`)"
-_ARRAYLIST_ANY = (
-    "Java ArrayList of `any`: the elements are kept as source text (`'\"userID\"'`, `'42'`, `'true'`)"
-)
-
-_SIMPLE_JAVA_64 = (
-    "the possible answer gives HashMap `meta` a bare dict instead of a list of allowed values per key; the "
-    "Python form passes only because the official decoder reads its HashMap as empty"
-)
-
-#: Records whose gold answer, rendered by ``render_answer``, the official checker rejects (dataset defects
-#: and official decoder quirks): id -> ({action format: official error type}, reason). A format not
-#: listed passes.
-EXPECTED_FAILURES: dict[str, tuple[dict[str, str], str]] = {
-    # The JSON (FC) form hands the HashMap source to the converter directly, where it parses.
-    "simple_java_1": ({"python": "value_error:dict_key"}, _HASHMAP),
-    "simple_java_67": ({"python": "value_error:dict_key"}, _HASHMAP),
-    "simple_java_68": ({"python": "value_error:dict_key"}, _HASHMAP),
-    "simple_java_64": ({"json": "value_error:dict_value"}, _SIMPLE_JAVA_64),
-    **{
-        f"simple_java_{n}": (dict.fromkeys(("python", "json"), "value_error:list/tuple"), _STRING_ARRAY)
-        for n in (35, 78, 83, 85, 86, 89, 90, 91)
-    },
-    "simple_java_36": (dict.fromkeys(("python", "json"), "value_error:list/tuple"), _ARRAYLIST_ANY),
-    "simple_java_65": (dict.fromkeys(("python", "json"), "value_error:list/tuple"), _ARRAYLIST_ANY),
-    "live_simple_106-63-0": (
-        dict.fromkeys(("python", "json"), "simple_function_checker:missing_required"),
-        "required `auto_loan_payment_start` has an empty allowed-values list in the possible answer",
-    ),
-    "live_simple_112-68-0": (
-        dict.fromkeys(("python", "json"), "simple_function_checker:missing_required"),
-        "five required parameters have empty allowed-values lists in the possible answer",
-    ),
-    "live_multiple_862-181-3": (
-        dict.fromkeys(("python", "json"), "simple_function_checker:unexpected_param"),
-        "the answer requires `journey_start_time`, which Trains_1_FindTrains does not declare",
-    ),
-    "live_multiple_964-207-0": (
-        dict.fromkeys(("python", "json"), "simple_function_checker:missing_required"),
-        "the answer gives `question` where the schema requires `statement`",
-    ),
-}
-
-
-def expected_failure(record_id: str, action_format: str) -> str | None:
-    """The official error type of this record's gold answer in this format, None if it passes."""
-    entry = EXPECTED_FAILURES.get(record_id)
-    return entry[0].get(action_format) if entry else None
-
 
 #: Records that pass only with a non-obvious rendering (which ``render_answer`` produces). Each entry is
 #: (id, how the naive answer differs, the official error type of the naive answer); the naive answer is

@@ -32,7 +32,8 @@ GAME_FILE = "game.tw-pddl"
 _GOAL = re.compile(r'"rhs":\s*"Your task is to: (.*?)\.?"')
 
 HOW_TO_GET_DATA = (
-    "Get the official games with ALFWorld's own script: `pip install alfworld==0.4.2`, then "
+    "Get the official games with `genenv data fetch alfworld`, or with ALFWorld's own script: "
+    "`pip install alfworld==0.4.2`, then "
     "`ALFWORLD_DATA=<dir> alfworld-download` (it writes <dir>/json_2.1.1/...). Point {var} at a folder "
     "holding "
     "'alfworld/json_2.1.1/' or ALFWORLD_DATA at the folder holding 'json_2.1.1/'."
@@ -76,7 +77,8 @@ def alfworld_root(data_dir: str | os.PathLike | None = None) -> Path:
             return candidate
     searched = ", ".join(str(c / TREE) for c in candidates)
     raise MissingDataError(
-        f"ALFWorld games not found (looked for {searched}).\n" + HOW_TO_GET_DATA.format(var=ENV_VAR)
+        f"ALFWorld games not found (looked for {searched}).\n" + HOW_TO_GET_DATA.format(var=ENV_VAR),
+        "alfworld",
     )
 
 
@@ -108,7 +110,8 @@ def discover_games(
     folder = alfworld_root(data_dir) / TREE / split
     if not folder.is_dir():
         raise MissingDataError(
-            f"ALFWorld split folder not found: {folder}\n" + HOW_TO_GET_DATA.format(var=ENV_VAR)
+            f"ALFWorld split folder not found: {folder}\n" + HOW_TO_GET_DATA.format(var=ENV_VAR),
+            "alfworld",
         )
     wanted = set(resolve_task_types(task_types))
     return [game for game in _scan(str(folder), split) if game.task_type in wanted]

@@ -14,6 +14,7 @@ from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, language_of
 from genenv_gym.envs.bfcl.checker import grade_output
 from genenv_gym.envs.bfcl.data import load_records
+from genenv_gym.envs.bfcl.known_defects import reference_failures
 from genenv_gym.envs.bfcl.prompt import prompt_messages, render_messages
 from genenv_gym.envs.bfcl.render import render_answer
 from genenv_gym.envs.bfcl.summary import summary_scores
@@ -135,6 +136,9 @@ class BFCLDomain(Domain):
             difficulty={**record.knobs, "level": int(level)},
             provenance="procedural",
         )
+
+    def reference_failures(self) -> Mapping[str, str]:
+        return reference_failures(self.action_format)
 
     def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
         return summary_scores(accuracy, counts)

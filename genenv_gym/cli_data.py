@@ -1,0 +1,72 @@
+"""``genenv data``: fetch the benchmarks from their official sources, and see what is present."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from genenv_gym.suggest import did_you_mean
+
+DIR_HELP = "data root (default: $GENENV_DATA_DIR, else ~/.cache/genenv_gym/data)"
+
+
+def add_data_command(commands: Any) -> argparse.ArgumentParser:
+    """Register ``data`` (with ``fetch`` and ``status``) on the ``genenv`` subparsers object."""
+    parser = commands.add_parser(
+        "data",
+        help="fetch benchmark data from the official sources; show what is present",
+        description="Benchmark data lives in DIR/<benchmark>/ (DIR: --dir, else $GENENV_DATA_DIR, else "
+        "~/.cache/genenv_gym/data). BFCL comes from the official bfcl-eval wheel on PyPI (pip); ALFWorld, "
+        "API-Bank, Bamboogle and TravelPlanner need the open internet.",
+    )
+    actions = parser.add_subparsers(dest="data_command", required=True)
+    fetch_parser = actions.add_parser("fetch", help="download a benchmark (or all) and check it")
+    fetch_parser.add_argument("name", help="bfcl, alfworld, apibank, bamboogle, travelplanner, or all")
+    fetch_parser.add_argument("--dir", default=None, help=DIR_HELP)
+    fetch_parser.set_defaults(func=cmd_data_fetch)
+    status_parser = actions.add_parser("status", help="which benchmarks are present and complete")
+    status_parser.add_argument("--dir", default=None, help=DIR_HELP)
+    status_parser.set_defaults(func=cmd_data_status)
+    return parser
+
+
+def cmd_data_fetch(args: argparse.Namespace) -> int:
+    from genenv_gym.datasets import SOURCES, FetchError, fetch
+
+    names = sorted(SOURCES) if args.name == "all" else [args.name]
+    if args.name != "all" and args.name not in SOURCES:
+        print(
+            f"genenv data fetch: unknown benchmark {args.name!r}{did_you_mean(args.name, SOURCES)}; "
+            f"choose one of {sorted(SOURCES)} or all",
+            file=sys.stderr,
+        )
+        return 2
+    failed = []
+    for name in names:
+        print(f"{name}: fetching ({SOURCES[name].notes})", flush=True)
+        try:
+            result = fetch(name, args.dir)
+        except FetchError as error:
+            print(f"{name}: could not fetch: {error}", file=sys.stderr)
+            failed.append(name)
+            continue
+        problems = result.status.problems if result.status else []
+        verdict = "complete" if result.complete else "incomplete: " + "; ".join(problems)
+        print(f"{name}: {len(result.files)} files in {result.target} — {verdict}")
+        if not result.complete:
+            failed.append(name)
+    if failed:
+        print(f"not fetched completely: {', '.join(failed)} (README.md, 'Benchmark data')", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_data_status(args: argparse.Namespace) -> int:
+    from genenv_gym.data_dir import data_root
+    from genenv_gym.datasets import SOURCES, benchmark_status
+
+    root = data_root(args.dir)
+    print(f"data root: {root}")
+    for source in SOURCES.values():
+        print(benchmark_status(source, root).line())
+    return 0
