@@ -460,3 +460,14 @@ def test_grade_output_never_raises(output: str, category: str, action_format: st
     result = grade_output(output, [PICK, OTHER], gt, category, action_format)
     assert isinstance(result, CheckResult)
     assert result.valid or result.error_type
+
+
+def test_env_errors_name_the_wrong_value_but_not_the_allowed_ones():
+    from genenv_gym.envs.bfcl.domain import redact_expected
+
+    message = "Invalid value for parameter 'unit': 'cm'. Expected one of ['units', '']. Case insensitive."
+    assert (
+        redact_expected(message)
+        == "Invalid value for parameter 'unit': 'cm'. (the allowed values are not shown)"
+    )
+    assert redact_expected("Missing required parameter: 'base'.") == "Missing required parameter: 'base'."

@@ -38,3 +38,15 @@ def test_oracle_passes_and_random_answers_have_the_task_length():
     task = domain.generate(9, rng)
     assert domain.verify(task, domain.oracle_action(task)).success
     assert len(domain.random_action(task, rng).split()) == len(task.evaluation["answer"].split())
+
+
+def test_non_string_actions_score_zero_and_errors_hide_the_answer():
+    domain = DigitsDomain()
+    task = domain.generate(0, np.random.default_rng(0))
+    answer = domain.oracle_action(task)
+    assert domain.verify(task, answer).success
+    for action in (int(answer), [answer], None):
+        verdict = domain.verify(task, action)
+        assert verdict.reward == 0.0 and verdict.error_type == "action_error:not_text"
+    wrong = domain.verify(task, "x")
+    assert wrong.reward == 0.0 and answer not in wrong.error

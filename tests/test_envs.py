@@ -155,3 +155,28 @@ def test_real_data_env(shared_data_dir):
     _, info = env.reset(options={"task_id": "simple_python_0"})
     assert info["tools"][0]["name"] == "calculate_triangle_area"
     assert env.step("[calculate_triangle_area(base=10, height=5)]")[1] == 1.0
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_non_text_actions_are_outcomes_that_score_zero(env_id, offline_envs):
+    env = offline_envs.make(env_id)
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=1)
+    answer = oracle.act(obs, info)
+    for action in (None, 123, [answer], {"answer": answer}):
+        env.reset(seed=1)
+        _, reward, _, _, step_info = env.step(action)
+        assert reward == 0.0 and not step_info.get("success"), (action, step_info)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_the_error_of_a_wrong_answer_does_not_give_the_answer_away(env_id, offline_envs):
+    env = offline_envs.make(env_id)
+    oracle = OracleAgent(env)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        answer = oracle.act(obs, info)
+        _, _, _, _, step_info = env.step("zz wrong answer")
+        assert len(answer) < 3 or answer not in str(step_info.get("error", "")), (answer, step_info)
+    env.close()

@@ -5,10 +5,13 @@ any backend) for tasks with the domain's TaskWriter prompt, and screens every re
 
 1. generation errors and truncated replies (``finish_reason == "length"``) are rejected;
 2. the reply must be strict JSON in the domain's task schema (the writer's parser; bounded size and depth);
-3. no hostile text (chat control tokens, instructions aimed at the model, control characters);
-4. ``Domain.validate`` (well-formed, solvable);
+3. no hostile text (chat control tokens, instructions aimed at the model, paraphrased or disguised with
+   look-alike letters, control and invisible characters: ``screening``);
+4. ``Domain.validate`` (well-formed, solvable), then the writer's ``semantic_problems`` where it has one
+   (BFCL: every required argument of the reference answer is stated in the question);
 5. the checker must accept the task's own reference answer (``verify(task, oracle_action(task))``);
-6. no duplicate or near-duplicate of a seed or of an accepted task.
+6. no duplicate or near-duplicate of a seed or of an accepted task (compared on skeletons, so a copy with
+   look-alike letters is a near-duplicate).
 
 Rejections are counted by kind and by reason. Accepted tasks wait in a buffer that is refilled in
 batches (optionally by a background thread, so ``propose`` does not wait on generation in steady state).
@@ -365,6 +368,9 @@ class LLMSimulator:
             problems = [f"validation raised {type(exc).__name__}: {exc}"]
         if problems:
             raise TaskRejected("invalid", "; ".join(problems)[:500])
+        semantic_problems = getattr(self.writer, "semantic_problems", None)
+        if semantic_problems is not None and (problems := semantic_problems(task)):
+            raise TaskRejected("semantic", "; ".join(problems)[:500])
         try:
             verdict = self.domain.verify(task, self.domain.oracle_action(task))
             if not verdict.success:

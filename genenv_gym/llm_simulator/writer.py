@@ -71,7 +71,12 @@ class Target:
 
 @runtime_checkable
 class TaskWriter(Protocol):
-    """The domain-specific half of an LLM simulator."""
+    """The domain-specific half of an LLM simulator.
+
+    A writer may also define ``semantic_problems(task) -> list[str]``: why a well-formed task is still
+    wrong in meaning (its reference answer not grounded in its question, ...); the simulator rejects such
+    tasks with the kind ``semantic``.
+    """
 
     def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
         """Example tasks for prompts when the simulator is given none (e.g. procedural ones)."""

@@ -18,6 +18,7 @@ and is updated by RWR-SFT on the same per-level batch p instead; the procedural 
 from __future__ import annotations
 
 import copy
+import json
 import random
 import signal
 import time
@@ -31,6 +32,7 @@ import numpy as np
 import torch
 
 from genenv_gym.agents.backends.base import SamplingParams
+from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
@@ -43,8 +45,9 @@ from genenv_gym.train.config import TrainConfig
 from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
 from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
+from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
-from genenv_gym.train.run_dir import clear_run_files, run_files
+from genenv_gym.train.run_dir import RUN_RECORD, clear_run_files, run_files
 from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
 
 if TYPE_CHECKING:
@@ -513,6 +516,8 @@ class Trainer:
         cfg, main = self.cfg, self.dist.is_main
         if not resume and main:
             clear_run_files(self.out_dir)
+            record = {"config": cfg.to_dict(), **run_provenance(self.model, self.tokenizer, self.device)}
+            write_atomically(self.out_dir / RUN_RECORD, json.dumps(record, indent=2).encode())
         # Under torchrun every rank trains; rank 0 alone logs, plots and writes checkpoints.
         logger = MetricsLogger(self.out_dir, tensorboard=cfg.run.tensorboard, enabled=main)
         rows: list[dict[str, Any]] = []

@@ -6,8 +6,10 @@ import shutil
 from pathlib import Path
 
 CHECKPOINT_NAME = "checkpoint.pt"
+#: The config and provenance (library versions, weight and tokenizer fingerprints) of the run.
+RUN_RECORD = "run.json"
 #: What a training run writes into its ``run.out_dir``.
-RUN_FILES = (CHECKPOINT_NAME, "metrics.jsonl", "curves.png", "tensorboard")
+RUN_FILES = (CHECKPOINT_NAME, "metrics.jsonl", "curves.png", "tensorboard", RUN_RECORD)
 
 
 def run_files(directory: str | Path) -> list[Path]:

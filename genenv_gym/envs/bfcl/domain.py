@@ -24,6 +24,16 @@ from genenv_gym.task import Task, thaw
 ACTION_FORMATS = ("python", "json")
 
 
+def redact_expected(message: str) -> str:
+    """An official checker message without the allowed values it lists (``Expected one of [...]``).
+
+    The official messages name the possible answers; in an env, ``info["error"]`` reaches the agent (and a
+    simulator env serves each task several times), so the values are cut and the rest of the message kept.
+    """
+    head, found, _ = message.partition(" Expected one of ")
+    return head + " (the allowed values are not shown)" if found else message
+
+
 class BFCLDomain(Domain):
     """BFCL single-turn function calling, graded by the official AST checker.
 
@@ -104,7 +114,7 @@ class BFCLDomain(Domain):
             reward=1.0 if result.valid else 0.0,
             success=result.valid,
             error_type=result.error_type,
-            error="; ".join(result.errors) if result.errors else None,
+            error="; ".join(redact_expected(e) for e in result.errors) if result.errors else None,
             details={"category": task.category},
         )
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.domain import BFCLDomain
+from genenv_gym.envs.bfcl.grounding import ungrounded_arguments
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
@@ -161,6 +162,14 @@ class BFCLTaskWriter:
             difficulty={"level": int(target.level), "target_level": int(target.level)},
             provenance=provenance,
         )
+
+    def semantic_problems(self, task: Task) -> list[str]:
+        """Required arguments of the reference answer whose values the question never states."""
+        content = task_content(task)
+        missing = ungrounded_arguments(content["question"], content["ground_truth"])
+        if missing:
+            return [f"the question does not state the value of {', '.join(missing[:4])}"]
+        return []
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         content = task_content(task)

@@ -95,11 +95,14 @@ class DigitsDomain(Domain):
         return str(task.messages[0]["content"])
 
     def verify(self, task: Task, action: str) -> Verdict:
-        got = " ".join(str(action).split())
-        expected = str(task.evaluation["answer"])
-        if got == expected:
+        if not isinstance(action, str):
+            error = f"action must be a str, got {type(action).__name__}"
+            return Verdict(reward=0.0, success=False, error_type="action_error:not_text", error=error)
+        if " ".join(action.split()) == str(task.evaluation["answer"]):
             return Verdict(reward=1.0, success=True)
-        return Verdict(reward=0.0, success=False, error_type="wrong_answer", error=f"expected {expected!r}")
+        # The error must not give the answer away: a Sim env serves the same task several times.
+        error = "not the digits of the prompt in reverse order, separated by single spaces"
+        return Verdict(reward=0.0, success=False, error_type="wrong_answer", error=error)
 
     def validate(self, task: Task) -> list[str]:
         problems = []
