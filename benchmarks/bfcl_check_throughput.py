@@ -7,7 +7,7 @@ pinned to one CPU where the OS allows it.
 
 How to run::
 
-    cd /work/main && .venv/bin/python benchmarks/bfcl_check_throughput.py [--seconds 3] \\
+    python benchmarks/bfcl_check_throughput.py [--seconds 3] \\
         [--data-dir /work/shared/benchmarks] [--format python|json]
 """
 

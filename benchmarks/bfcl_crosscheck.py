@@ -20,7 +20,7 @@ How to run::
 
     python3 -m venv /tmp/bfcl-venv
     /tmp/bfcl-venv/bin/pip install bfcl-eval==2026.3.23 soundfile   # soundfile: an undeclared import
-    cd /work/main && .venv/bin/python benchmarks/bfcl_crosscheck.py \\
+    python benchmarks/bfcl_crosscheck.py \\
         [--data-dir /work/shared/benchmarks] [--official-python /tmp/bfcl-venv/bin/python] \\
         [--categories simple_python,simple_java] [--max-shown 200]
 

@@ -6,7 +6,7 @@ accuracy against agent samples (mean +- std over seeds), a JSON of all curves, a
 data-efficiency ratio: the samples the static baseline spent to reach its final accuracy divided by the
 samples the alpha-curriculum needed to reach that accuracy (linear interpolation on the mean curve).
 
-    .venv/bin/python benchmarks/curriculum_efficacy.py --seeds 0 1 2 --epochs 12
+    python benchmarks/curriculum_efficacy.py --seeds 0 1 2 --epochs 12
 """
 
 from __future__ import annotations

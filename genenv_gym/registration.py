@@ -84,7 +84,7 @@ def _alfworld_entries() -> list[EnvEntry]:
             "GenEnv-Sim-ALFWorld-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
             "new goals over the real scenes, each checked solvable by the PDDL planner, at the agent's skill",
-            {"domain": "alfworld", "batch_size": 4},
+            {"domain": "alfworld", "batch_size": 1},
         )
     )
     return entries

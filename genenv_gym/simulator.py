@@ -7,7 +7,7 @@ every completed task yields an ``Outcome`` (successes out of attempts), whose al
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -60,6 +60,10 @@ class Simulator(Protocol):
         ...
 
 
+#: Valid tasks kept per level for ``ProceduralSimulator``'s fallback.
+RECENT_PER_LEVEL = 16
+
+
 @dataclass
 class ProceduralSimulatorStats:
     """Running counts a ProceduralSimulator reports through the env's ``info``."""
@@ -69,6 +73,8 @@ class ProceduralSimulatorStats:
     outcomes: int = 0
     kept: int = 0
     updates: int = 0
+    #: Tasks served again from the recent valid ones because ``max_retries`` new ones in a row failed.
+    reused: int = 0
 
 
 class ProceduralSimulator:
@@ -112,24 +118,38 @@ class ProceduralSimulator:
         self.max_retries = max_retries
         self.probs = np.full(domain.num_levels, 1.0 / domain.num_levels)
         self.stats = ProceduralSimulatorStats()
+        #: The last valid tasks per level: what is served when fresh generation keeps failing.
+        self._recent: dict[int, deque[Task]] = {}
 
     def propose(self, n: int, skill: SkillEstimate, rng: np.random.Generator) -> list[Task]:
         return [self._propose_one(rng) for _ in range(n)]
 
     def _propose_one(self, rng: np.random.Generator) -> Task:
+        """A freshly generated valid task; after ``max_retries`` invalid ones in a row, a recent valid task
+        from the nearest level to the last one sampled (counted in ``stats.reused``)."""
         reasons: list[str] = []
+        level = 0
         for _ in range(self.max_retries):
             level = int(rng.choice(self.domain.num_levels, p=self.probs))
             task = self.domain.generate(level, rng)
             self.stats.proposed += 1
             problems = self.domain.validate(task)
             if not problems:
+                self._recent.setdefault(task.level, deque(maxlen=RECENT_PER_LEVEL)).append(task)
                 return task
             self.stats.rejected.update(problems)
             reasons.extend(problems)
+        levels = sorted(
+            (lvl for lvl, tasks in self._recent.items() if tasks), key=lambda lvl: abs(lvl - level)
+        )
+        if levels:
+            self.stats.reused += 1
+            recent = self._recent[levels[0]]
+            return recent[int(rng.integers(len(recent)))]
         raise RuntimeError(
-            f"{self.domain.name}: {self.max_retries} generated tasks in a row failed validation: "
-            f"{sorted(set(reasons))}"
+            f"{self.domain.name}: {self.max_retries} generated tasks in a row failed validation and no valid "
+            f"task was generated before: {sorted(set(reasons))} (raise max_retries, or the domain's limits "
+            "such as planner_timeout_s)"
         )
 
     def update(self, outcomes: Sequence[Outcome]) -> dict[str, float]:

@@ -130,3 +130,27 @@ def test_sim_env_serves_planned_goals_through_the_curriculum(data_dir):
     assert "sim_update" in step_info and info["task_id"] != first
     assert env.unwrapped.curriculum_state()["stats"]["proposed"] >= 2
     env.unwrapped.domain.close()
+
+
+def test_the_plan_cache_lets_a_second_planner_skip_the_search(domain, tmp_path):
+    real = domain.generate(3, np.random.default_rng(5))
+    game = domain.game_data(real)
+    first = PlannerWorker(timeout_s=60, cache_dir=tmp_path)
+    solved = first.plan(game)
+    first.close()
+    assert solved.status == "solved" and list(tmp_path.rglob("*.json"))
+    second = PlannerWorker(timeout_s=60, cache_dir=tmp_path)
+    again = second.plan(game)
+    assert again.plan == solved.plan and second._process is None  # answered from disk, no worker started
+    second.close()
+
+
+def test_a_cached_timeout_is_retried_by_a_more_patient_planner(tmp_path):
+    from genenv_gym.envs.alfworld.planner import PlanCache, PlanOutcome
+
+    cache = PlanCache(tmp_path)
+    cache.put("k" * 40, PlanOutcome("timeout", (), "ran past 5s"), timeout_s=5)
+    assert cache.get("k" * 40, timeout_s=5).status == "timeout"
+    assert cache.get("k" * 40, timeout_s=60) is None
+    cache.put("s" * 40, PlanOutcome("solved", ("go to desk 1",)), timeout_s=5)
+    assert cache.get("s" * 40, timeout_s=60).plan == ("go to desk 1",)

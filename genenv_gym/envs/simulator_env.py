@@ -56,8 +56,10 @@ class SimulatorEnv(gym.Env):
     - ``skill_decay``: forgetting factor of the agent's skill tracker.
 
     ``reset(seed=s)`` clears the queue of proposals, so the same seed gives the same task for the same
-    simulator state (the simulator keeps what it has learned). ``reset(options={"task": Task})`` serves
-    a given task once, outside the curriculum.
+    simulator state (the simulator keeps what it has learned). An episode that ``reset`` cuts short after
+    it took steps (a ``TimeLimit`` wrapper truncated it, or it was abandoned) counts as a failed attempt:
+    the curriculum never stalls on a task the agent cannot finish in time.
+    ``reset(options={"task": Task})`` serves a given task once, outside the curriculum.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
@@ -112,12 +114,17 @@ class SimulatorEnv(gym.Env):
         self._in_curriculum = False
         self._attempts = 0
         self._successes = 0
+        self._open = False  # the episode has taken steps and has not ended through this env's own step
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
+        if self._open and self._in_curriculum:
+            # The last episode was cut short outside this env (a TimeLimit wrapper, an abandoned episode):
+            # it counts as a failed attempt, so the task's attempts still end and the curriculum moves on.
+            self._record(False, {})
         if seed is not None:
             self._queue.clear()
             self.task = None
@@ -130,6 +137,7 @@ class SimulatorEnv(gym.Env):
                 self._queue.extend((task, context) for task in proposals)
             task, context = self._queue.popleft()
             self._serve(task, context, in_curriculum=True)
+        self._open = False
         self._runner.start(self.domain.start_episode(self.task))
         info = task_info(self.task)
         info["attempt"] = self._attempts
@@ -147,9 +155,12 @@ class SimulatorEnv(gym.Env):
         info["level"] = self.task.level
         if terminated or truncated:
             self._record(bool(info.get("success", False)), info)
+        else:
+            self._open = True
         return obs, reward, terminated, truncated, info
 
     def _record(self, success: bool, info: dict[str, Any]) -> None:
+        self._open = False
         self.tracker.update(min(self.task.level, self.domain.num_levels - 1), success)
         self._attempts += 1
         self._successes += int(success)

@@ -16,6 +16,7 @@ from genenv_gym.envs.alfworld.engine import AlfredEngine
 from genenv_gym.envs.alfworld.episode import ALFWorldEpisode
 from genenv_gym.envs.alfworld.goals import GoalSpec, with_goal_text
 from genenv_gym.envs.alfworld.levels import NUM_LEVELS, difficulty_features
+from genenv_gym.envs.alfworld.planner import default_cache_dir
 from genenv_gym.envs.alfworld.prompt import SYSTEM_PROMPT, goal_line, task_messages
 from genenv_gym.envs.alfworld.scene import replace_goal
 from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, resolve_task_types
@@ -43,6 +44,9 @@ class ALFWorldDomain(Domain):
             else ``split`` with a warning (training on goals in the evaluation scenes leaks those rooms).
         max_steps: the step budget of an episode.
         planner_timeout_s: the longest the planner may search for one generated goal.
+        plan_cache: a folder where planner outcomes are kept across processes and runs (``"default"``:
+            ``~/.cache/genenv_gym/alfworld_plans``; None: memory only). Vector-env copies and later runs
+            then plan each goal once.
         cached_engine: reuse parsed games and translations across resets (default; same transcripts, several
             times faster). ``False`` plays on textworld's ``PddlEnv`` unchanged.
     """
@@ -58,6 +62,7 @@ class ALFWorldDomain(Domain):
         max_steps: int = MAX_STEPS,
         planner_timeout_s: float = generator.DEFAULT_TIMEOUT_S,
         cached_engine: bool = True,
+        plan_cache: str | None = "default",
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
@@ -66,6 +71,7 @@ class ALFWorldDomain(Domain):
         self._scene_split = scene_split
         self.max_steps = max_steps
         self.planner_timeout_s = planner_timeout_s
+        self.plan_cache = str(default_cache_dir()) if plan_cache == "default" else plan_cache
         self.cached_engine = cached_engine
         self._player: AlfredEngine | None = None
         self._checker: AlfredEngine | None = None
@@ -205,7 +211,9 @@ class ALFWorldDomain(Domain):
         """The generator of new goals over this domain's scenes (built on first use)."""
         if self._generator is None:
             scenes = self.games(split=self.scene_split)
-            self._generator = generator.GoalGenerator(self, scenes, self.planner_timeout_s)
+            self._generator = generator.GoalGenerator(
+                self, scenes, self.planner_timeout_s, plan_cache=self.plan_cache
+            )
         return self._generator
 
     def generate(self, level: int, rng: np.random.Generator) -> Task:

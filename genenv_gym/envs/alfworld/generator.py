@@ -46,6 +46,7 @@ class GoalGenerator:
         scenes: the games whose rooms and object placements goals are set in.
         planner_timeout_s: the longest the planner may search for one goal.
         attempts: goals planned per request before settling for one at a neighbouring level.
+        plan_cache: the planner's on-disk cache folder (None: memory only).
     """
 
     def __init__(
@@ -54,13 +55,14 @@ class GoalGenerator:
         scenes: Sequence[GameRecord],
         planner_timeout_s: float = DEFAULT_TIMEOUT_S,
         attempts: int = 6,
+        plan_cache: str | None = None,
     ) -> None:
         if not scenes:
             raise ValueError("goal generation needs at least one scene")
         self.domain = domain
         self.scenes = list(scenes)
         self.attempts = attempts
-        self.planner = PlannerWorker(planner_timeout_s)
+        self.planner = PlannerWorker(planner_timeout_s, plan_cache)
         self._stash: dict[int, deque[Task]] = {}
         self._scenes: OrderedDict[str, tuple[dict[str, Any], Scene]] = OrderedDict()
 

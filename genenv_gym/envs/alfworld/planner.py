@@ -17,7 +17,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import IO, Any
+
+from genenv_gym.atomic_write import write_atomically
 
 #: Seconds one plan may take before the goal is dropped as "planner_timeout".
 DEFAULT_TIMEOUT_S = 20.0
@@ -37,6 +40,57 @@ class PlanOutcome:
     plan: tuple[str, ...] = ()
     reason: str = ""
     seconds: float = 0.0
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/genenv_gym/alfworld_plans`` (``~/.cache/...`` when the variable is unset)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "genenv_gym" / "alfworld_plans"
+
+
+class PlanCache:
+    """Planner outcomes on disk, one small JSON file per goal, shared by processes and runs.
+
+    Keys hash the game's PDDL domain, grammar, problem and prefix actions; the file also records the
+    engine version, so a cache written by another textworld is ignored. A timeout is reused only by a
+    planner whose limit is no longer than the one that timed out. Files are written atomically.
+    """
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str, timeout_s: float) -> PlanOutcome | None:
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("engine") != _engine_version():
+            return None
+        if data["status"] == "timeout" and timeout_s > float(data.get("timeout_s", 0.0)):
+            return None
+        return PlanOutcome(data["status"], tuple(data["plan"]), data["reason"], 0.0)
+
+    def put(self, key: str, outcome: PlanOutcome, timeout_s: float) -> None:
+        record = {
+            **asdict(outcome),
+            "plan": list(outcome.plan),
+            "timeout_s": timeout_s,
+            "engine": _engine_version(),
+        }
+        with contextlib.suppress(OSError):
+            write_atomically(self._path(key), json.dumps(record).encode())
+
+
+def _engine_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"textworld {version('textworld')}, alfworld {version('alfworld')}"
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def plan_in_process(engine: Any, game: Mapping[str, Any], actions: Sequence[str] = ()) -> PlanOutcome:
@@ -76,12 +130,16 @@ class PlannerWorker:
 
     Args:
         timeout_s: the longest one plan may take; the goal then gets status ``timeout``.
+        cache_dir: a folder for the on-disk plan cache (``PlanCache``; None: memory only).
     """
 
-    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, timeout_s: float = DEFAULT_TIMEOUT_S, cache_dir: str | os.PathLike | None = None
+    ) -> None:
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be positive, got {timeout_s}")
         self.timeout_s = timeout_s
+        self.cache = PlanCache(cache_dir) if cache_dir is not None else None
         self._process: subprocess.Popen | None = None
         self._warm = False
         self._memo: OrderedDict[str, PlanOutcome] = OrderedDict()
@@ -99,7 +157,8 @@ class PlannerWorker:
     def plan(self, game: Mapping[str, Any], actions: Sequence[str] = ()) -> PlanOutcome:
         """The planner's outcome for ``game`` (game data with its goal) after ``actions``.
 
-        The planner is deterministic, so outcomes other than timeouts are remembered (the last 1024).
+        The planner is deterministic, so outcomes other than timeouts are remembered (the last 1024 in
+        memory; all of them, timeouts with their limit, in the on-disk cache when the worker has one).
         """
         key = hashlib.sha1(
             "\0".join([game["pddl_domain"], game["grammar"], game["pddl_problem"], *actions]).encode()
@@ -107,6 +166,18 @@ class PlannerWorker:
         if key in self._memo:
             self._memo.move_to_end(key)
             return self._memo[key]
+        if self.cache is not None and (cached := self.cache.get(key, self.timeout_s)) is not None:
+            return cached
+        outcome = self._ask_worker(game, actions)
+        if self.cache is not None and outcome.status != "error":
+            self.cache.put(key, outcome, self.timeout_s)
+        if outcome.status not in ("timeout", "error"):
+            self._memo[key] = outcome
+            if len(self._memo) > 1024:
+                self._memo.popitem(last=False)
+        return outcome
+
+    def _ask_worker(self, game: Mapping[str, Any], actions: Sequence[str]) -> PlanOutcome:
         if self._process is None or self._process.poll() is not None:
             self._start()
         start = time.perf_counter()
@@ -128,11 +199,7 @@ class PlannerWorker:
             return PlanOutcome("timeout" if not ready else "error", (), reason, time.perf_counter() - start)
         self._warm = True
         data = json.loads(line)
-        outcome = PlanOutcome(data["status"], tuple(data["plan"]), data["reason"], data["seconds"])
-        self._memo[key] = outcome
-        if len(self._memo) > 1024:
-            self._memo.popitem(last=False)
-        return outcome
+        return PlanOutcome(data["status"], tuple(data["plan"]), data["reason"], data["seconds"])
 
     def close(self) -> None:
         """Stop the worker (a later ``plan`` starts a new one)."""
