@@ -163,3 +163,28 @@ def test_bfcl_fetched_from_pypi_is_the_official_release(shared_data_dir):
     assert data_files
     for relative, digest in data_files.items():
         assert sha256(fetched / relative) == digest, relative
+
+
+def test_suite_paper_prints_table_one_with_every_column_and_the_published_rows(shared_data_dir, capsys):
+    from genenv_gym.paper_table import PAPER_COLUMNS, PAPER_ROWS
+
+    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "| Model | ALFWorld | BFCL | API-Bank | Bamboogle | TravelPlanner | Avg |" in out
+    assert (
+        "| **this run (oracle)** |" in out
+        and "| GenEnv (7B) (paper) | 54.5 | 41.8 | 79.1 | 76.0 | 16.6 | 53.6 |" in out
+    )
+    assert len(PAPER_ROWS) == 12
+    for column in PAPER_COLUMNS:
+        line = next(line for line in out.splitlines() if line.strip().startswith(column.name + " "))
+        assert column.env_id in line and ("missing:" in line or line.split()[2][0].isdigit()), line
+
+
+def test_suite_all_runs_every_benchmark_id_and_reports_the_ones_without_data(monkeypatch, capsys):
+    monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
+    monkeypatch.setenv("ALFWORLD_DATA", str(FIXTURES_DIR / "nowhere"))
+    assert main(["eval", "--suite", "all", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "GenEnv-BFCL-SimplePython-v0 — agent oracle" in captured.out
+    assert "GenEnv-ALFWorld-v0: not run:" in captured.err

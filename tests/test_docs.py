@@ -63,3 +63,10 @@ def test_readme_python_example_runs(shared_data_dir, tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "1.0 None" in done.stdout
+
+
+def test_every_known_reference_failure_is_listed_in_the_defects_doc():
+    from genenv_gym.envs.bfcl.known_defects import EXPECTED_FAILURES
+
+    doc = (ROOT / "docs" / "benchmark_defects.md").read_text()
+    assert [rid for rid in EXPECTED_FAILURES if f"`{rid}`" not in doc] == []
