@@ -2,11 +2,12 @@
 
     python benchmarks/reproduce_demo.py                 # both seeds of configs/demo.yaml (~4 min each)
     python benchmarks/reproduce_demo.py --check         # the same, then compare with the committed results
-    python benchmarks/reproduce_demo.py --check --epochs 1 --seeds 0   # what the CI test runs (~90 s)
+    python benchmarks/reproduce_demo.py --check --epochs 1 --seeds 0   # what the CI test runs (~60 s)
+    python benchmarks/reproduce_demo.py --config configs/demo_llm_sim.yaml   # docs/training_llm_simulator.md
 
 Each run writes ``metrics-seed<s>.jsonl``, ``run-seed<s>.json`` (config, library versions, weight and
-tokenizer fingerprints) and ``curves-seed<s>.png`` into ``benchmarks/results/demo/`` and prints the
-per-epoch table of docs/training.md. ``--check`` writes to a temporary folder instead and exits 1 when a
+tokenizer fingerprints) and ``curves-seed<s>.png`` into ``benchmarks/results/<config name>/`` and prints
+the per-epoch table of docs/training.md. ``--check`` writes to a temporary folder instead and exits 1 when a
 quoted figure moved by more than the tolerance below, naming the figure and the library versions that
 differ. A run of fewer epochs is compared with the committed run's first epochs: epochs are prefixes of a
 longer run (``tests/test_resume.py`` shows a run split in two equals the straight run).
@@ -31,12 +32,12 @@ CONFIG = Path(__file__).resolve().parents[1] / "configs" / "demo.yaml"
 TOLERANCE = {"heldout_acc": 0.03, "warmstart_loss": 0.02, "gen_success": 0.06, "task_level": 0.75}
 
 
-def run_demo(seed: int, folder: Path, epochs: int | None = None) -> list[dict]:
+def run_demo(seed: int, folder: Path, epochs: int | None = None, config_path: Path = CONFIG) -> list[dict]:
     """Train the demo for ``seed`` (``epochs``: fewer than the config's) into ``folder``; its metrics rows."""
     overrides = [f"run.seed={seed}", "run.progress=false", "run.tensorboard=false"]
     overrides += [f"run.epochs={epochs}"] if epochs is not None else []
     with tempfile.TemporaryDirectory() as tmp:
-        config = load_config(CONFIG, [*overrides, f"run.out_dir={tmp}"])
+        config = load_config(config_path, [*overrides, f"run.out_dir={tmp}"])
         rows = Trainer(config).run()
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy(Path(tmp) / "metrics.jsonl", folder / f"metrics-seed{seed}.jsonl")
@@ -107,18 +108,20 @@ def version_differences(reference_record: Path, fresh_record: dict) -> list[str]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, default=CONFIG, help="configs/demo.yaml or demo_llm_sim.yaml")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--epochs", type=int, default=None, help="fewer epochs than the config's")
     parser.add_argument(
         "--check", action="store_true", help="compare with the committed results; exit 1 on drift"
     )
     args = parser.parse_args()
-    committed = RESULTS / "demo"
+    committed = RESULTS / args.config.stem
     target = Path(tempfile.mkdtemp()) if args.check else committed
     failed = False
     for seed in args.seeds:
-        rows = run_demo(seed, target, args.epochs)
-        print(f"\nSeed {seed}:\n\n{docs_table(rows)}")
+        rows = run_demo(seed, target, args.epochs, args.config)
+        if args.config.stem == "demo":
+            print(f"\nSeed {seed}:\n\n{docs_table(rows)}")
         if args.check:
             problems = drift(read_metrics(committed / f"metrics-seed{seed}.jsonl"), rows)
             fresh_record = json.loads((target / f"run-seed{seed}.json").read_text())

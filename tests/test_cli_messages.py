@@ -154,7 +154,7 @@ def test_readme_env_table_is_the_registry(capsys):
 )
 def test_bfcl_fetched_from_pypi_is_the_official_release(shared_data_dir):
     """.ci/run fetches BFCL from the bfcl-eval wheel; every file equals the copy in the shared data."""
-    from genenv_gym.datasets.fetch import sha256
+    from genenv_gym.datasets.download import sha256
 
     fetched = Path(os.environ["GENENV_FETCHED_DIR"]) / "bfcl"
     manifest = (shared_data_dir / "bfcl" / "MANIFEST.sha256").read_text().splitlines()

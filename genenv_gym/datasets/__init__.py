@@ -1,7 +1,7 @@
 """Getting the benchmarks' data: where each comes from (``sources``), fetching it (``fetch``), what is here
 (``status``). ``genenv data fetch NAME|all`` and ``genenv data status`` are the command-line front."""
 
-from genenv_gym.datasets.fetch import FetchError, FetchResult, fetch
+from genenv_gym.datasets.download import FetchError, FetchResult, fetch
 from genenv_gym.datasets.sources import SOURCES, Source
 from genenv_gym.datasets.status import BenchmarkStatus, benchmark_status
 

@@ -26,6 +26,9 @@ from genenv_gym.datasets.status import BenchmarkStatus, benchmark_status
 
 #: Seconds a single HTTP request may take before the fetch gives up on it.
 TIMEOUT_S = 60
+#: Where GitHub's file listings and raw files are served (tests point these at a loopback server).
+GITHUB_API = "https://api.github.com"
+GITHUB_RAW = "https://raw.githubusercontent.com"
 
 
 class FetchError(RuntimeError):
@@ -146,7 +149,7 @@ def _fetch_urls(origin: Urls, target: Path) -> list[str]:
 
 
 def _fetch_github(origin: GitHubFiles, target: Path) -> list[str]:
-    listing_url = f"https://api.github.com/repos/{origin.repo}/git/trees/{origin.commit}?recursive=1"
+    listing_url = f"{GITHUB_API}/repos/{origin.repo}/git/trees/{origin.commit}?recursive=1"
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{target.name}-") as tmp:
         listing = Path(tmp) / "tree.json"
         _download(listing_url, listing)
@@ -166,7 +169,7 @@ def _fetch_github(origin: GitHubFiles, target: Path) -> list[str]:
             if not _safe(relative):
                 continue
             part = Path(tmp) / "part"
-            _download(f"https://raw.githubusercontent.com/{origin.repo}/{origin.commit}/{path}", part)
+            _download(f"{GITHUB_RAW}/{origin.repo}/{origin.commit}/{path}", part)
             written.append(_place(part, target, relative))
         return written
 
