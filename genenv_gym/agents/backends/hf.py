@@ -41,6 +41,7 @@ from genenv_gym.agents.backends.base import (
     error_completion,
     finish_tokens,
 )
+from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
 
 ENGINES = ("auto", "padded", "continuous")
 
@@ -115,12 +116,12 @@ class HFBackend(Backend):
             dtype = _dtype(dtype, device)
             path = str(model)
             try:
-                self.model = AutoModelForCausalLM.from_pretrained(
-                    path, dtype=dtype, trust_remote_code=trust_remote_code
-                ).to(device)
-            except OSError as exc:
+                source = resolve_model_source(path)
+                self.model = load_model(source, dtype, trust_remote_code).to(device)
+                if tokenizer is None:
+                    tokenizer = load_tokenizer(source, trust_remote_code)
+            except (OSError, ValueError) as exc:
                 raise BackendError(f"hf: cannot load a model from {path!r}: {exc}") from exc
-            tokenizer = tokenizer if tokenizer is not None else path
             self.model_name = model_name or path
             self.model.eval()
         else:
