@@ -1,0 +1,172 @@
+"""The API-Bank domains: API-call samples (official or corrected verdicts) and response samples (ROUGE-L)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from genenv_gym.domain import Domain, Verdict
+from genenv_gym.envs.apibank import data
+from genenv_gym.envs.apibank.extraction import render_gold_call
+from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
+from genenv_gym.envs.apibank.official import score_api_call
+from genenv_gym.envs.apibank.prompt import API_CALL_PROMPT, RESPONSE_PROMPT, build_messages, render_messages
+from genenv_gym.envs.apibank.rouge_score import rouge_l
+from genenv_gym.envs.apibank.signatures import SIGNATURES
+from genenv_gym.envs.apibank.world import World
+from genenv_gym.task import Task, thaw
+
+LEVELS = tuple(data.LEVEL_FOLDERS)
+_WORDS = ("today", "please", "meeting", "token", "account", "2023-03-31", "alarm", "yes", "done", "the")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Exception):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+class _APIBankBase(Domain):
+    """What both API-Bank domains share: data location, task construction and rendering."""
+
+    num_levels = 1
+    kind = ""
+
+    def __init__(self) -> None:
+        self._data_dir: str | None = None
+
+    def categories(self) -> tuple[str, ...]:
+        return LEVELS
+
+    def _fixtures_dir(self) -> str:
+        from genenv_gym.fixtures import FIXTURES_DIR
+
+        return str(FIXTURES_DIR)
+
+    def world(self) -> World:
+        """A fresh World over the init databases of the loaded data (the fixtures before any load)."""
+        root = self._data_dir or self._fixtures_dir()
+        return World(data.init_databases(root), data.recordings(root))
+
+    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
+        levels = tuple(categories) if categories else LEVELS
+        samples = data.load_samples(levels, data_dir)
+        self._data_dir = data_dir if data_dir is not None else str(data.data_root(None))
+        return [self.sample_task(s) for s in samples if s.kind == self.kind]
+
+    def sample_task(self, sample: data.Sample) -> Task:
+        """One official sample as a Task."""
+        instruction = API_CALL_PROMPT if self.kind == "api" else RESPONSE_PROMPT
+        apis = sample.apis
+        if self.kind == "api" and sample.level == "level-2":
+            apis = ("ToolSearcher",)
+        return Task(
+            id=sample.task_id,
+            domain=self.name,
+            messages=build_messages(instruction, apis, sample.history),
+            tools=[SIGNATURES[n].describe() for n in apis if n in SIGNATURES],
+            evaluation={
+                "ground_truth": sample.ground_truth,
+                "file": sample.file,
+                "sample_index": sample.index,
+            },
+            difficulty={"level": 0, "history_turns": len(sample.history)},
+            provenance=f"benchmark:apibank/{data.LEVEL_FOLDERS[sample.level]}",
+            category=sample.level,
+        )
+
+    def render(self, task: Task) -> str:
+        return render_messages(task.messages)
+
+    def validate(self, task: Task) -> list[str]:
+        problems = []
+        if task.domain != self.name:
+            problems.append(f"task domain {task.domain!r} is not {self.name!r}")
+        truth = task.evaluation.get("ground_truth")
+        if not isinstance(truth, Mapping) or "role" not in truth:
+            problems.append("evaluation.ground_truth must be a dialogue turn with a role")
+        elif self.kind == "api" and truth.get("api_name") not in SIGNATURES:
+            problems.append(f"unknown API {truth.get('api_name')!r}")
+        elif not problems and not self.verify(task, self.oracle_action(task)).success:
+            problems.append("the reference answer does not pass the verifier")
+        return problems
+
+    def generate(self, level: int, rng: np.random.Generator) -> Task:
+        raise NotImplementedError(
+            "API-Bank benchmark samples come from the dialogues; generated tasks are not built yet"
+        )
+
+
+class APIBankDomain(_APIBankBase):
+    """API-call samples graded by the official evaluator's rules (``scoring="official"``)."""
+
+    name = "apibank"
+    kind = "api"
+
+    def verify(self, task: Task, action: str) -> Verdict:
+        if not isinstance(action, str):
+            return Verdict(
+                0.0, False, "action_error:not_text", f"the action must be text, got {type(action).__name__}"
+            )
+        truth = thaw(task.evaluation["ground_truth"])
+        verdict = score_api_call(self.world(), truth, action)
+        details = {
+            "api_name": verdict.api_name,
+            "api_output": _jsonable(verdict.result.get("output")) if verdict.result else None,
+            "api_exception": verdict.result.get("exception") if verdict.result else None,
+            "metrics": {
+                "correct": float(verdict.correct),
+                "api_name_correct": float(verdict.api_name == truth["api_name"]),
+            },
+        }
+        return Verdict(float(verdict.correct), verdict.correct, verdict.bucket, verdict.error, details)
+
+    def oracle_action(self, task: Task) -> str:
+        truth = task.evaluation["ground_truth"]
+        return render_gold_call(truth["api_name"], thaw(truth["param_dict"]))
+
+    def random_action(self, task: Task, rng: np.random.Generator) -> str:
+        names = [t["name"] for t in task.tools] or list(SIGNATURES)
+        signature = SIGNATURES[names[int(rng.integers(len(names)))]]
+        params = {
+            p.name: _WORDS[int(rng.integers(len(_WORDS)))] for p in signature.params if rng.random() < 0.8
+        }
+        return render_gold_call(signature.name, params)
+
+    def reference_failures(self) -> Mapping[str, str]:
+        return OFFICIAL_GOLD_FAILURES
+
+    def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
+        return {f"{level} API-call accuracy": accuracy[level] for level in LEVELS if level in accuracy}
+
+
+class APIBankResponseDomain(_APIBankBase):
+    """Response samples (the AI turn after an API result), graded by ROUGE-L F1 as officially."""
+
+    name = "apibank_response"
+    kind = "response"
+
+    def verify(self, task: Task, action: str) -> Verdict:
+        if not isinstance(action, str):
+            return Verdict(
+                0.0, False, "action_error:not_text", f"the action must be text, got {type(action).__name__}"
+            )
+        score, error = rouge_l(task.evaluation["ground_truth"]["text"], action)
+        error_type = None if error is None else "rouge_error"
+        return Verdict(score, score >= 0.5, error_type, error, {"metrics": {"rouge_l": score}})
+
+    def oracle_action(self, task: Task) -> str:
+        return task.evaluation["ground_truth"]["text"]
+
+    def random_action(self, task: Task, rng: np.random.Generator) -> str:
+        return " ".join(_WORDS[int(rng.integers(len(_WORDS)))] for _ in range(int(rng.integers(3, 12))))
+
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        scores = [m["rouge_l"] for m in metrics if "rouge_l" in m]
+        return {"ROUGE-L": float(np.mean(scores))} if scores else {}

@@ -1,0 +1,54 @@
+"""API-Bank on the real data: sample counts, official gold-call scores and the official gold failures."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import genenv_gym  # noqa: F401 - registers the ids
+from genenv_gym.agents.scripted import OracleAgent, RandomAgent
+from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
+
+pytestmark = pytest.mark.shared_data
+
+
+def _play(env, agent) -> dict[str, float]:
+    rewards = {}
+    for task in env.tasks:
+        obs, info = env.reset(options={"task_id": task.id})
+        rewards[task.id] = env.step(agent.act(obs, info))[1]
+    return rewards
+
+
+@pytest.mark.parametrize(
+    ("env_id", "count", "gold_passes"),
+    [("GenEnv-APIBank-v0", 399, 347), ("GenEnv-APIBank-L2-v0", 135, 125)],
+)
+def test_official_gold_score_and_its_failures(shared_data_dir, env_id, count, gold_passes):
+    env = gym.make(env_id, data_dir=str(shared_data_dir)).unwrapped
+    assert len(env.tasks) == count
+    rewards = _play(env, OracleAgent(env))
+    assert sum(rewards.values()) == gold_passes
+    failures = {task_id for task_id, reward in rewards.items() if reward == 0.0}
+    expected = {t for t in OFFICIAL_GOLD_FAILURES if t.startswith(env.tasks[0].id.split("/")[0])}
+    assert failures == expected
+    random_rewards = _play(env, RandomAgent(env, seed=0))
+    assert sum(random_rewards.values()) / count < 0.05
+
+
+def test_response_samples_and_their_oracle(shared_data_dir):
+    env = gym.make("GenEnv-APIBank-Response-v0", data_dir=str(shared_data_dir)).unwrapped
+    assert len(env.tasks) == 375 + 103
+    assert set(_play(env, OracleAgent(env)).values()) == {1.0}
+
+
+def test_replayed_apis_answer_their_recorded_inputs(shared_data_dir):
+    env = gym.make("GenEnv-APIBank-v0", data_dir=str(shared_data_dir)).unwrapped
+    replayed = [
+        t for t in env.tasks if t.evaluation["ground_truth"]["api_name"] in ("Dictionary", "Translate")
+    ]
+    assert len(replayed) == 9
+    oracle = OracleAgent(env)
+    for task in replayed:
+        obs, info = env.reset(options={"task_id": task.id})
+        assert env.step(oracle.act(obs, info))[1] == 1.0
