@@ -9,6 +9,7 @@ import numpy as np
 
 from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.apibank import data
+from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
 from genenv_gym.envs.apibank.extraction import render_gold_call
 from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
 from genenv_gym.envs.apibank.official import score_api_call
@@ -73,6 +74,11 @@ class _APIBankBase(Domain):
             tools=[SIGNATURES[n].describe() for n in apis if n in SIGNATURES],
             evaluation={
                 "ground_truth": sample.ground_truth,
+                "earlier_api_turns": [
+                    {"api_name": t["api_name"], "param_dict": t["param_dict"]}
+                    for t in sample.history
+                    if t["role"] == "API"
+                ],
                 "file": sample.file,
                 "sample_index": sample.index,
             },
@@ -103,11 +109,25 @@ class _APIBankBase(Domain):
         )
 
 
+SCORINGS = ("official", "corrected")
+
+
 class APIBankDomain(_APIBankBase):
-    """API-call samples graded by the official evaluator's rules (``scoring="official"``)."""
+    """API-call samples graded by the official evaluator's rules, or by the corrected ones.
+
+    ``scoring="official"`` (default) is bug-compatible with ``evaluator.py``; ``scoring="corrected"``
+    carries state across the dialogue, types parameters and fixes the stale names and rules
+    (see :mod:`genenv_gym.envs.apibank.corrected`).
+    """
 
     name = "apibank"
     kind = "api"
+
+    def __init__(self, scoring: str = "official") -> None:
+        super().__init__()
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+        self.scoring = scoring
 
     def verify(self, task: Task, action: str) -> Verdict:
         if not isinstance(action, str):
@@ -115,7 +135,11 @@ class APIBankDomain(_APIBankBase):
                 0.0, False, "action_error:not_text", f"the action must be text, got {type(action).__name__}"
             )
         truth = thaw(task.evaluation["ground_truth"])
-        verdict = score_api_call(self.world(), truth, action)
+        if self.scoring == "official":
+            verdict = score_api_call(self.world(), truth, action)
+        else:
+            earlier = thaw(task.evaluation.get("earlier_api_turns", []))
+            verdict = score_corrected(self.world(), earlier, truth, action)
         details = {
             "api_name": verdict.api_name,
             "api_output": _jsonable(verdict.result.get("output")) if verdict.result else None,
@@ -129,7 +153,10 @@ class APIBankDomain(_APIBankBase):
 
     def oracle_action(self, task: Task) -> str:
         truth = task.evaluation["ground_truth"]
-        return render_gold_call(truth["api_name"], thaw(truth["param_dict"]))
+        params = thaw(truth["param_dict"])
+        if self.scoring == "corrected":
+            params = {RENAMED.get((truth["api_name"], k), k): v for k, v in params.items()}
+        return render_gold_call(truth["api_name"], params)
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         names = [t["name"] for t in task.tools] or list(SIGNATURES)
@@ -140,7 +167,7 @@ class APIBankDomain(_APIBankBase):
         return render_gold_call(signature.name, params)
 
     def reference_failures(self) -> Mapping[str, str]:
-        return OFFICIAL_GOLD_FAILURES
+        return OFFICIAL_GOLD_FAILURES if self.scoring == "official" else {}
 
     def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
         return {f"{level} API-call accuracy": accuracy[level] for level in LEVELS if level in accuracy}

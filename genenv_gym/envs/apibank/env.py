@@ -38,6 +38,9 @@ class APIBankEnv(BenchmarkEnv):
     ## Arguments
     - ``levels``: ``["level-1"]``, ``["level-2"]`` or both (default both).
     - ``data_dir``: data root holding ``apibank/`` in the official layout (default ``$GENENV_DATA_DIR``).
+    - ``scoring``: ``"official"`` (default, bug-compatible with ``evaluator.py``) or ``"corrected"``
+      (state carried across the dialogue's earlier API turns, typed parameters, current parameter
+      names; the reference calls all pass). See docs/apibank.md.
 
     ``reset(options={"task_id": "level-1-given-desc/AddAlarm-level-1-1.jsonl#0"})`` plays one sample by
     its official folder, file and sample index.
@@ -47,9 +50,10 @@ class APIBankEnv(BenchmarkEnv):
         self,
         levels: Sequence[str] | None = None,
         data_dir: str | None = None,
+        scoring: str = "official",
         render_mode: str | None = None,
     ) -> None:
-        super().__init__(APIBankDomain(), levels, data_dir, render_mode)
+        super().__init__(APIBankDomain(scoring), levels, data_dir, render_mode)
 
 
 class APIBankResponseEnv(BenchmarkEnv):

@@ -42,9 +42,9 @@ class CallVerdict:
     result: dict[str, Any] | None = None
 
 
-def judge_result(api_name: str, result: dict, ground_truth: dict) -> CallVerdict:
+def judge_result(api_name: str, result: dict, ground_truth: dict, rules: dict | None = None) -> CallVerdict:
     """Apply the API's official rule to an executed result; name the bucket when it fails."""
-    correct, problem = check(api_name, copy.deepcopy(result), copy.deepcopy(ground_truth))
+    correct, problem = check(api_name, copy.deepcopy(result), copy.deepcopy(ground_truth), rules)
     if correct:
         return CallVerdict(True, result=result, api_name=api_name)
     if problem is not None:

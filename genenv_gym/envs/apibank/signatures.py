@@ -259,7 +259,7 @@ SIGNATURES: dict[str, Signature] = {
             (
                 _p("user_id", "str", "The user's id."),
                 _p("time", "str", f"The time of the measurement. {_DT}"),
-                _p("health_data", "list", "The measurements, as [{'name': ..., 'value': ...}]."),
+                _p("health_data", "list", "The measurements, as [{'name': ..., 'value': ...}].", False),
             ),
             _STATUS,
         ),

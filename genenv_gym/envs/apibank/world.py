@@ -36,6 +36,13 @@ class World:
         self.verification_code: int | None = None
         self.reset_username: str | None = None
 
+    def fork(self) -> World:
+        """An independent copy of this world (same init databases and recordings, copied changes)."""
+        twin = World(self._init, self.recordings)
+        twin.db = copy.deepcopy(self.db)
+        twin.verification_code, twin.reset_username = self.verification_code, self.reset_username
+        return twin
+
     def table(self, name: str) -> Any:
         """The database called ``name``, deep-copied on first use (an empty dict when the data has none)."""
         if name not in self.db:
