@@ -11,6 +11,7 @@ from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
 from genenv_gym.envs.apibank.extraction import render_gold_call
+from genenv_gym.envs.apibank.generator import NUM_LEVELS, build, config_for_level, knobs
 from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
 from genenv_gym.envs.apibank.official import score_api_call
 from genenv_gym.envs.apibank.prompt import API_CALL_PROMPT, RESPONSE_PROMPT, build_messages, render_messages
@@ -36,7 +37,7 @@ def _jsonable(value: Any) -> Any:
 class _APIBankBase(Domain):
     """What both API-Bank domains share: data location, task construction and rendering."""
 
-    num_levels = 1
+    num_levels = NUM_LEVELS
     kind = ""
 
     def __init__(self) -> None:
@@ -63,28 +64,45 @@ class _APIBankBase(Domain):
 
     def sample_task(self, sample: data.Sample) -> Task:
         """One official sample as a Task."""
-        instruction = API_CALL_PROMPT if self.kind == "api" else RESPONSE_PROMPT
         apis = sample.apis
         if self.kind == "api" and sample.level == "level-2":
             apis = ("ToolSearcher",)
-        return Task(
-            id=sample.task_id,
-            domain=self.name,
-            messages=build_messages(instruction, apis, sample.history),
-            tools=[SIGNATURES[n].describe() for n in apis if n in SIGNATURES],
-            evaluation={
-                "ground_truth": sample.ground_truth,
-                "earlier_api_turns": [
-                    {"api_name": t["api_name"], "param_dict": t["param_dict"]}
-                    for t in sample.history
-                    if t["role"] == "API"
-                ],
-                "file": sample.file,
-                "sample_index": sample.index,
-            },
-            difficulty={"level": 0, "history_turns": len(sample.history)},
+        return self.make_task(
+            sample.task_id,
+            sample.history,
+            sample.ground_truth,
+            apis,
+            evaluation={"file": sample.file, "sample_index": sample.index},
+            difficulty={"level": 0},
             provenance=f"benchmark:apibank/{data.LEVEL_FOLDERS[sample.level]}",
             category=sample.level,
+        )
+
+    def make_task(
+        self,
+        task_id: str,
+        history: Sequence[Mapping[str, Any]],
+        truth: Mapping[str, Any],
+        apis: Sequence[str],
+        evaluation: Mapping[str, Any],
+        difficulty: Mapping[str, Any],
+        provenance: str,
+        category: str,
+    ) -> Task:
+        """A Task from a dialogue prefix, the turn to produce and the APIs the prompt describes."""
+        instruction = API_CALL_PROMPT if self.kind == "api" else RESPONSE_PROMPT
+        earlier = [
+            {"api_name": t["api_name"], "param_dict": t["param_dict"]} for t in history if t["role"] == "API"
+        ]
+        return Task(
+            id=task_id,
+            domain=self.name,
+            messages=build_messages(instruction, apis, history),
+            tools=[SIGNATURES[n].describe() for n in apis if n in SIGNATURES],
+            evaluation={"ground_truth": truth, "earlier_api_turns": earlier, **evaluation},
+            difficulty={"history_turns": len(history), **difficulty},
+            provenance=provenance,
+            category=category,
         )
 
     def render(self, task: Task) -> str:
@@ -104,9 +122,30 @@ class _APIBankBase(Domain):
         return problems
 
     def generate(self, level: int, rng: np.random.Generator) -> Task:
-        raise NotImplementedError(
-            "API-Bank benchmark samples come from the dialogues; generated tasks are not built yet"
-        )
+        if self.kind != "api":
+            raise ValueError("API-Bank generates API-call tasks only: use the apibank domain")
+        config = config_for_level(level)
+        problems: list[str] = []
+        for _ in range(20):
+            try:
+                built = build(config, self.world(), rng)
+            except ValueError as error:
+                problems = [str(error)]
+                continue
+            task = self.make_task(
+                f"apibank-gen/L{level}/{int(rng.integers(1 << 62)):016x}",
+                built["history"],
+                built["truth"],
+                built["apis"],
+                evaluation={"scoring": "corrected"},
+                difficulty={"level": level, **knobs(config)},
+                provenance="procedural",
+                category="level-2" if config.retrieval else "level-1",
+            )
+            problems = self.validate(task)
+            if not problems:
+                return task
+        raise RuntimeError(f"could not generate a valid API-Bank task at level {level}: {problems}")
 
 
 SCORINGS = ("official", "corrected")
@@ -135,7 +174,7 @@ class APIBankDomain(_APIBankBase):
                 0.0, False, "action_error:not_text", f"the action must be text, got {type(action).__name__}"
             )
         truth = thaw(task.evaluation["ground_truth"])
-        if self.scoring == "official":
+        if task.evaluation.get("scoring", self.scoring) == "official":
             verdict = score_api_call(self.world(), truth, action)
         else:
             earlier = thaw(task.evaluation.get("earlier_api_turns", []))
@@ -154,7 +193,7 @@ class APIBankDomain(_APIBankBase):
     def oracle_action(self, task: Task) -> str:
         truth = task.evaluation["ground_truth"]
         params = thaw(truth["param_dict"])
-        if self.scoring == "corrected":
+        if task.evaluation.get("scoring", self.scoring) == "corrected":
             params = {RENAMED.get((truth["api_name"], k), k): v for k, v in params.items()}
         return render_gold_call(truth["api_name"], params)
 

@@ -24,6 +24,13 @@ ENV_ENTRIES: list[EnvEntry] = [
         "genenv_gym.envs.apibank.env:APIBankResponseEnv",
         "API-Bank response turns after an API result (375 + 103 samples), ROUGE-L F1 as officially",
     ),
+    EnvEntry(
+        "GenEnv-Sim-APIBank-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "new API-Bank dialogues over the simulated APIs (tokens, dependent calls, distractors, retrieval), "
+        "each checked by executing its reference call, at the agent's skill",
+        {"domain": "apibank", "domain_kwargs": {"scoring": "corrected"}},
+    ),
 ]
 
 DOMAINS: dict[str, str] = {
