@@ -134,3 +134,15 @@ def _recordings(root: str) -> dict[str, Any]:
 def recordings(data_dir: str | None = None) -> dict[str, Any]:
     """Recorded replies of the replayed APIs (see REPLAYED_APIS), keyed by API and input."""
     return _recordings(str(_root(data_dir)))
+
+
+@lru_cache(maxsize=8)
+def _dialogues(root: str, level: str) -> tuple[tuple[str, tuple], ...]:
+    folder = Path(root) / "lv1-lv2-samples" / LEVEL_FOLDERS[level]
+    return tuple((path.name, tuple(read_dialogue(path))) for path in sorted(folder.glob("*.jsonl")))
+
+
+def load_dialogues(levels: tuple[str, ...], data_dir: str | None = None) -> list[tuple[str, str, list[dict]]]:
+    """Every dialogue of the given levels as ``(level, file name, turns)``."""
+    root = _root(data_dir)
+    return [(level, name, list(turns)) for level in levels for name, turns in _dialogues(str(root), level)]

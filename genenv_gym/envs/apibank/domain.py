@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
+from genenv_gym.envs.apibank.dialogue import DialogueEpisode
 from genenv_gym.envs.apibank.extraction import render_gold_call
 from genenv_gym.envs.apibank.generator import NUM_LEVELS, build, config_for_level, knobs
 from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
@@ -236,3 +238,83 @@ class APIBankResponseDomain(_APIBankBase):
     def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         scores = [m["rouge_l"] for m in metrics if "rouge_l" in m]
         return {"ROUGE-L": float(np.mean(scores))} if scores else {}
+
+
+class APIBankDialogueDomain(_APIBankBase):
+    """Whole recorded dialogues, played turn by turn by the agent (see :mod:`.dialogue`).
+
+    ``verify(task, action)`` grades a whole transcript: ``action`` is a JSON list of the agent's actions,
+    played in order on a fresh episode.
+    """
+
+    name = "apibank_dialogue"
+    kind = "dialogue"
+
+    def __init__(self, max_steps: int | None = None) -> None:
+        super().__init__()
+        self.max_steps = max_steps
+
+    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
+        levels = tuple(categories) if categories else LEVELS
+        dialogues = data.load_dialogues(levels, data_dir)
+        self._data_dir = data_dir if data_dir is not None else str(data.data_root(None))
+        return [self.dialogue_task(level, name, turns) for level, name, turns in dialogues]
+
+    def dialogue_task(self, level: str, file: str, turns: list[dict]) -> Task:
+        """One dialogue as a Task (its recorded turns, the APIs it uses)."""
+        apis = data.dialogue_apis(turns)
+        shown = ("ToolSearcher",) if level == "level-2" else apis
+        return Task(
+            id=f"{data.LEVEL_FOLDERS[level]}/{file}",
+            domain=self.name,
+            messages=[{"role": "user", "content": turns[0]["text"]}]
+            if turns and turns[0]["role"] == "User"
+            else [],
+            tools=[SIGNATURES[n].describe() for n in shown if n in SIGNATURES],
+            evaluation={"turns": turns, "apis": list(shown)},
+            difficulty={"level": 0, "api_turns": sum(t["role"] == "API" for t in turns)},
+            provenance=f"benchmark:apibank/{data.LEVEL_FOLDERS[level]}",
+            category=level,
+        )
+
+    def start_episode(self, task: Task) -> DialogueEpisode:
+        non_user = sum(t["role"] != "User" for t in task.evaluation["turns"])
+        return DialogueEpisode(task, self.world(), self.max_steps or 2 * non_user + 4)
+
+    def verify(self, task: Task, action: str) -> Verdict:
+        try:
+            actions = json.loads(action) if isinstance(action, str) else None
+        except (ValueError, RecursionError):
+            actions = None
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            return Verdict(
+                0.0, False, "action_error:not_a_transcript", "give a JSON list of the agent's actions"
+            )
+        episode = self.start_episode(task)
+        for item in actions:
+            result = episode.step(item)
+            if result.terminated or result.truncated:
+                info = dict(result.info)
+                return Verdict(
+                    result.reward,
+                    bool(info.pop("success", False)),
+                    info.pop("error_type", None),
+                    info.pop("error", None),
+                    info,
+                )
+        return Verdict(0.0, False, "effects_missing", "the transcript ended before the dialogue did")
+
+    def oracle_action(self, task: Task) -> str:
+        episode = self.start_episode(task)
+        actions = []
+        while not episode.done:
+            actions.append(episode.oracle_action())
+            episode.step(actions[-1])
+        return json.dumps(actions)
+
+    def random_action(self, task: Task, rng: np.random.Generator) -> str:
+        return json.dumps([self.start_episode(task).random_action(rng)])
+
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        reached = [m["effects_reached"] for m in metrics if "effects_reached" in m]
+        return {"API effects reached": float(np.mean(reached))} if reached else {}

@@ -1,10 +1,10 @@
-"""``GenEnv-APIBank-v0`` (level-1), ``GenEnv-APIBank-L2-v0`` (level-2) and ``GenEnv-APIBank-Response-v0``."""
+"""The API-Bank benchmark envs: API calls (level-1, level-2), responses and whole dialogues."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from genenv_gym.envs.apibank.domain import APIBankDomain, APIBankResponseDomain
+from genenv_gym.envs.apibank.domain import APIBankDialogueDomain, APIBankDomain, APIBankResponseDomain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 
 
@@ -88,3 +88,44 @@ class APIBankResponseEnv(BenchmarkEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__(APIBankResponseDomain(), levels, data_dir, render_mode)
+
+
+class APIBankDialogueEnv(BenchmarkEnv):
+    """A whole API-Bank dialogue, the agent playing the AI side against the recorded user.
+
+    ## Description
+    Each episode is one recorded dialogue (214 level-1, 50 level-2). The user's turns come from the
+    recording; at each turn the agent calls an API (the simulated API answers with its real output; state
+    persists through the episode) or replies in text, which moves the dialogue to the user's next turns.
+    Level-2 dialogues describe only ToolSearcher.
+
+    ## Observation space
+    ``UnicodeText``: the instruction and API descriptions, then the conversation so far (API results as
+    ``[Api(k='v')] Response: ...`` system turns).
+
+    ## Action space
+    ``UnicodeText``: ``[ApiName(key='value', ...)]`` or a reply. Parameters are typed as declared.
+
+    ## Rewards
+    0.0 until the end; then 1.0 if every recorded API effect was reached (for each recorded API turn, in
+    order, an agent call of that API returned what the reference call returns on the recording's state,
+    under the corrected rules), else 0.0. ``info["metrics"]["effects_reached"]`` is the fraction reached.
+
+    ## Episode end
+    Terminates after the reply that exhausts the recording; truncates after ``max_steps`` actions
+    (default twice the recording's AI and API turns, plus 4).
+
+    ## Arguments
+    - ``levels``: ``["level-1"]``, ``["level-2"]`` or both (default both).
+    - ``data_dir``: data root holding ``apibank/`` (default ``$GENENV_DATA_DIR``).
+    - ``max_steps``: the step limit per episode.
+    """
+
+    def __init__(
+        self,
+        levels: Sequence[str] | None = None,
+        data_dir: str | None = None,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(APIBankDialogueDomain(max_steps), levels, data_dir, render_mode)

@@ -25,6 +25,12 @@ ENV_ENTRIES: list[EnvEntry] = [
         "API-Bank response turns after an API result (375 + 103 samples), ROUGE-L F1 as officially",
     ),
     EnvEntry(
+        "GenEnv-APIBank-Dialogue-v0",
+        "genenv_gym.envs.apibank.env:APIBankDialogueEnv",
+        "API-Bank whole dialogues (214 + 50): the agent plays the AI side, APIs answer live with state kept; "
+        "success when every recorded API effect is reached",
+    ),
+    EnvEntry(
         "GenEnv-Sim-APIBank-v0",
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "new API-Bank dialogues over the simulated APIs (tokens, dependent calls, distractors, retrieval), "
@@ -36,4 +42,5 @@ ENV_ENTRIES: list[EnvEntry] = [
 DOMAINS: dict[str, str] = {
     "apibank": "genenv_gym.envs.apibank.domain:APIBankDomain",
     "apibank_response": "genenv_gym.envs.apibank.domain:APIBankResponseDomain",
+    "apibank_dialogue": "genenv_gym.envs.apibank.domain:APIBankDialogueDomain",
 }
