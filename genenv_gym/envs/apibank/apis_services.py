@@ -238,6 +238,9 @@ def symptom_search(w: World, symptom: Any) -> Any:
 
 
 def emergency_knowledge(w: World, symptom: Any) -> Any:
+    if symptom.strip() == "":
+        # officially the 'empty' exception object is lower-cased instead of raised
+        raise ApiException("'Exception' object has no attribute 'lower'")
     return [{"name": i["name"], "aid": i["aid"]} for i in _symptom(w, symptom)]
 
 

@@ -188,6 +188,8 @@ class APIBankDomain(_APIBankBase):
             "metrics": {
                 "correct": float(verdict.correct),
                 "api_name_correct": float(verdict.api_name == truth["api_name"]),
+                f"correct@{task.category}": float(verdict.correct),
+                f"correct[{truth['api_name']}]": float(verdict.correct),
             },
         }
         return Verdict(float(verdict.correct), verdict.correct, verdict.bucket, verdict.error, details)
@@ -212,6 +214,17 @@ class APIBankDomain(_APIBankBase):
 
     def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
         return {f"{level} API-call accuracy": accuracy[level] for level in LEVELS if level in accuracy}
+
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Accuracy by level (``correct@level-1``) and by API (``correct[AddAlarm]``), over the episodes."""
+        groups: dict[str, list[float]] = {}
+        for episode in metrics:
+            for key, value in episode.items():
+                if key.startswith("correct@"):
+                    groups.setdefault(f"{key[len('correct@') :]} API-call accuracy", []).append(value)
+                elif key.startswith("correct["):
+                    groups.setdefault(f"accuracy {key[len('correct') :]}", []).append(value)
+        return {name: float(np.mean(values)) for name, values in sorted(groups.items())}
 
 
 class APIBankResponseDomain(_APIBankBase):
