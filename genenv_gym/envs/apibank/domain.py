@@ -139,7 +139,7 @@ class _APIBankBase(Domain):
                 built["history"],
                 built["truth"],
                 built["apis"],
-                evaluation={"scoring": "corrected"},
+                evaluation={"scoring": "corrected", "history": built["history"]},
                 difficulty={"level": level, **knobs(config)},
                 provenance="procedural",
                 category="level-2" if config.retrieval else "level-1",
