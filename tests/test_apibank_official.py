@@ -273,3 +273,23 @@ def test_random_action_is_seeded(env):
     a = env.episode.random_action(np.random.default_rng(3))
     env.reset(options={"task_id": ALARM})
     assert env.episode.random_action(np.random.default_rng(3)) == a
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("[]()ab_=' \n")), max_size=40))
+def test_linear_time_extraction_equals_the_official_regex(text):
+    import re
+
+    match = re.search(r"\[(\w+)\((.*)\)\]", text)
+    assert find_call(text) == (match.group(0) if match else None)
+    if match:
+        assert parse_call(find_call(text))[0] == match.group(1)
+
+
+def test_extraction_is_linear_on_hostile_openings():
+    import time
+
+    start = time.perf_counter()
+    for text in ("[a(" * 33_000, "[a(x=" * 20_000, "[a(\n" * 25_000):
+        assert find_call(text) is None
+    assert time.perf_counter() - start < 1.0

@@ -13,29 +13,51 @@ from __future__ import annotations
 import re
 
 _CALL = re.compile(r"\[(\w+)\((.*)\)\]")
+_OPENING = re.compile(r"\[\w+\(")
+
+
+def _match(text: str) -> tuple[int, int, int] | None:
+    """``(start, arguments start, end)`` of the leftmost match of ``_CALL``, found in linear time.
+
+    Same result as ``_CALL.search`` (whose backtracking is quadratic on hostile text): the leftmost
+    ``[word(`` whose line still holds a ``)]`` after it; the match ends at the last ``)]`` of that line.
+    """
+    line_end, last_close = -1, -1
+    for opening in _OPENING.finditer(text):
+        start, args = opening.span()
+        if start > line_end:  # the first opening on a new line: find that line's last ')]'
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            last_close = text.rfind(")]", start, line_end)
+        if last_close >= args:
+            return start, args, last_close + 2
+    return None
+
+
 _PARAM = re.compile(r"(\w+)\s*=\s*['\"](.+?)['\"]|(\w+)\s*=\s*(\[.*\])|(\w+)\s*=\s*(\w+)")
 
 
 def find_call(text: str) -> str | None:
     """The first ``[Name(...)]`` in ``text`` (None when there is none): the official ``get_api_call``."""
-    match = _CALL.search(text)
-    return match.group(0) if match else None
+    match = _match(text)
+    return text[match[0] : match[2]] if match else None
 
 
 def parse_call(call: str) -> tuple[str, dict[str, str]]:
     """API name and string parameters of an extracted call: the official ``parse_api_call``."""
-    match = _CALL.search(call)
+    match = _match(call)
     if match is None:
         raise ValueError("no [ApiName(...)] call in the text")
+    start, args, end = match
     params: dict[str, str] = {}
-    for m in _PARAM.finditer(match.group(2)):
+    for m in _PARAM.finditer(call[args : end - 2]):
         if m.group(1):
             params[m.group(1)] = m.group(2)
         elif m.group(3):
             params[m.group(3)] = m.group(4)
         elif m.group(5):
             params[m.group(5)] = m.group(6)
-    return match.group(1), params
+    return call[start + 1 : args - 1], params
 
 
 def render_call(api_name: str, params: dict) -> str:
