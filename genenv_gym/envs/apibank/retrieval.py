@@ -16,7 +16,13 @@ class Bm25Index:
     """A BM25 index over a fixed list of texts; ``best`` returns indices, best first."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        import bm25s
+        try:
+            import bm25s
+        except ImportError as error:
+            raise ImportError(
+                "API-Bank's offline ToolSearcher / SearchEngine rank with bm25s: "
+                "pip install 'genenv-gym[apibank]' (or bm25s)"
+            ) from error
 
         self._bm25s = bm25s
         self.size = len(texts)

@@ -11,7 +11,13 @@ def rouge_l(reference: str, hypothesis: str) -> tuple[float, str | None]:
     """
     if not hypothesis:
         return 0.0, "empty response"
-    from rouge import Rouge
+    try:
+        from rouge import Rouge
+    except ImportError as error:
+        raise ImportError(
+            "API-Bank responses are scored by the rouge package (1.0.1), as officially: "
+            "pip install 'genenv-gym[apibank]' (or rouge==1.0.1)"
+        ) from error
 
     try:
         scores = Rouge().get_scores(hypothesis, reference)
