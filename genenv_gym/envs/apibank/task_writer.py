@@ -198,6 +198,8 @@ class APIBankTaskWriter:
             result = execute(world, name, reference_params(name, params))
         except CallRefused as refused:
             raise TaskRejected("parse", f"{where}: {refused}") from None
+        if isinstance(result["output"], Exception):  # an API that returns (not raises) its error object
+            raise TaskRejected("parse", f"{where}: {result['api_name']} returned an error object")
         return result
 
     def semantic_problems(self, task: Task) -> list[str]:
