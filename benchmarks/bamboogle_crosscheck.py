@@ -6,7 +6,8 @@ and ``metrics.py`` are loaded from the wheel. Search-R1 is not on PyPI, so its `
 (``normalize_answer``, ``em_check``, ``subem_check``, ``extract_solution``) are re-typed below, in this
 script only, never in the package.
 
-    python benchmarks/bamboogle_crosscheck.py --flashrag-wheel /tmp/flashrag_whl/flashrag_dev-0.1.2-py3-none-any.whl
+    python benchmarks/bamboogle_crosscheck.py \
+        --flashrag-wheel /tmp/flashrag_whl/flashrag_dev-0.1.2-py3-none-any.whl
 """
 
 from __future__ import annotations

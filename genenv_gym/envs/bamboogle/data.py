@@ -1,4 +1,4 @@
-"""Loading Bamboogle's FlashRAG-format question file (``bamboogle/test.jsonl``: id, question, golden_answers)."""
+"""Loading Bamboogle's FlashRAG-format question file (``bamboogle/test.jsonl``: id, question, answers)."""
 
 from __future__ import annotations
 
