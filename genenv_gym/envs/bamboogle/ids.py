@@ -10,8 +10,15 @@ ENV_ENTRIES: list[EnvEntry] = [
         "genenv_gym.envs.bamboogle.env:BamboogleEnv",
         "Bamboogle (125 2-hop questions), Search-R1 loop (bm25 / http / closed-book), EM, cover-EM, F1",
     ),
+    EnvEntry(
+        "GenEnv-Sim-Bamboogle-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "generated 1-4 hop questions over a fictional world and its BM25 corpus, at the agent's skill",
+        {"domain": "bamboogle_sim"},
+    ),
 ]
 
 DOMAINS: dict[str, str] = {
     "bamboogle": "genenv_gym.envs.bamboogle.domain:BamboogleDomain",
+    "bamboogle_sim": "genenv_gym.envs.bamboogle.sim_domain:BamboogleSimDomain",
 }
