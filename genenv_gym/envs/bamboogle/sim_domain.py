@@ -20,7 +20,6 @@ from genenv_gym.envs.bamboogle.generator import (
     sample_chain,
 )
 from genenv_gym.envs.bamboogle.metrics import normalize_answer
-from genenv_gym.envs.bamboogle.prompt import render_prompt
 from genenv_gym.envs.bamboogle.retrieval import BM25Retriever
 from genenv_gym.envs.bamboogle.world import World, WorldConfig
 from genenv_gym.task import Task, thaw
@@ -92,7 +91,7 @@ class BamboogleSimDomain(BamboogleDomain):
         return Task(
             id=f"sim-{hops}hop-{hashlib.sha1(repr((chain, paraphrase)).encode()).hexdigest()[:12]}",
             domain=self.name,
-            messages=({"role": "user", "content": render_prompt(question)},),
+            messages=({"role": "user", "content": question},),  # the observation wraps it in the prompt
             evaluation={
                 "question": question,
                 "golden_answers": [answer],
