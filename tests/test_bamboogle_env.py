@@ -155,3 +155,43 @@ def test_real_data_oracle_scores_one(shared_data_dir):
         assert reward == 1.0 and term
         rows.append(info["metrics"])
     assert domain.summarize_metrics(rows)["em"] == 1.0
+
+
+class _WordTokenizer:
+    """A stand-in tokenizer: one token per space-separated word."""
+
+    def encode(self, text, add_special_tokens=False):
+        return text.split(" ")
+
+    def decode(self, ids, skip_special_tokens=True):
+        return " ".join(ids)
+
+
+def test_truncation_counts_tokens_with_the_given_tokenizer(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    shutil.copy(FIXTURES_DIR / "bamboogle" / "corpus.jsonl", corpus)
+    env = gym.make(
+        "GenEnv-Bamboogle-v0",
+        data_dir=str(FIXTURES_DIR),
+        retriever="bm25",
+        corpus_path=str(corpus),
+        tokenizer=_WordTokenizer(),
+        max_response_tokens=3,
+        max_obs_tokens=4,
+    )
+    env.reset(options={"task_id": "test_0"})
+    _, _, _, _, info = env.step("one two three <answer>Tarsk</answer>")
+    assert info["response_truncated"] and info["error_type"] == "invalid_action"
+    _, _, _, _, info = env.step("<search>Estravia capital</search>")
+    assert info["obs_truncated"] and len(info["information"].split(" ")) == 4
+
+
+def test_other_questions_answers_score_the_reference_values(shared_data_dir):
+    from genenv_gym.envs.bamboogle.data import load_questions
+    from genenv_gym.envs.bamboogle.metrics import answer_metrics
+
+    questions = load_questions(str(shared_data_dir))
+    for q, other in zip(questions, questions[1:] + questions[:1], strict=True):
+        scores = answer_metrics(other.golden_answers[0], q.golden_answers)
+        same = {a.lower() for a in q.golden_answers} & {other.golden_answers[0].lower()}
+        assert scores["em"] == float(bool(same)), (q.id, other.id)
