@@ -53,9 +53,19 @@ class NoRetriever:
         return []
 
 
-def _tokenize(texts: list[str]) -> list[list[str]]:
-    import bm25s
+def _bm25s():
+    """The bm25s module, or an ImportError that says how to install it."""
+    try:
+        import bm25s
+    except ImportError as exc:
+        raise ImportError(
+            "the bm25 retriever and GenEnv-Sim-Bamboogle-v0 need bm25s: pip install 'genenv-gym[bamboogle]'"
+        ) from exc
+    return bm25s
 
+
+def _tokenize(texts: list[str]) -> list[list[str]]:
+    bm25s = _bm25s()
     return bm25s.tokenize(texts, stopwords=_STOPWORDS, return_ids=False, show_progress=False)
 
 
@@ -101,8 +111,7 @@ class BM25Retriever:
         return texts, np.asarray(offsets, dtype=np.int64)
 
     def _load_or_build(self, cache: bool) -> None:
-        import bm25s
-
+        bm25s = _bm25s()
         meta_path = self.index_dir / "genenv_meta.json"
         fingerprint = self._fingerprint()
         if cache and meta_path.is_file():
@@ -132,9 +141,7 @@ class BM25Retriever:
         self = cls.__new__(cls)
         self._documents = [{"id": str(d["id"]), "contents": str(d["contents"])} for d in documents]
         self._offsets = np.arange(len(self._documents), dtype=np.int64)
-        import bm25s
-
-        self.model = bm25s.BM25()
+        self.model = _bm25s().BM25()
         self.model.index(_tokenize([d["contents"] for d in self._documents]), show_progress=False)
         return self
 
