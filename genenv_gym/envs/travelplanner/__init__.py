@@ -1,0 +1,1 @@
+"""TravelPlanner (OSU-NLP-Group): the sandbox database; no environment is registered yet."""
