@@ -1,0 +1,77 @@
+"""Compare our MathAPI with the official bfcl-eval ``MathAPI`` on a grid of calls.
+
+Usage: python benchmarks/bfcl_multiturn_math_crosscheck.py PATH/TO/func_source_code/math_api.py
+
+The official file is read from an unpacked bfcl-eval wheel outside the repository (it needs
+mpmath). Each call's rendered result (as the official loop records it) must be identical,
+except ``logarithm``, whose official version leaves mpmath's global precision changed;
+there the numeric values are compared.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+
+from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI
+
+VALUES = [0, 1, -3, 2.5, 1e308, "x", [1, 2, 3], [], [1, "a"], None]
+UNITS = ["km", "m", "cm", "celsius", "fahrenheit", "kg", "lb", "in", "zz"]
+
+
+def _calls() -> list[tuple[str, dict]]:
+    """A grid of calls covering every method, normal and hostile arguments."""
+    out: list[tuple[str, dict]] = []
+    for a, b in itertools.product(VALUES, VALUES):
+        for name in ["add", "subtract", "multiply", "divide", "percentage"]:
+            keys = ("part", "whole") if name == "percentage" else ("a", "b")
+            out.append((name, dict(zip(keys, (a, b), strict=True))))
+        out.append(("power", {"base": a, "exponent": b}))
+    for v in VALUES:
+        for name in ["mean", "standard_deviation", "min_value", "max_value", "sum_values"]:
+            out.append((name, {"numbers": v}))
+        out.append(("absolute_value", {"number": v}))
+        out.append(("round_number", {"number": v, "decimal_places": 2}))
+        out.append(("square_root", {"number": v, "precision": 8}))
+        for u, w in itertools.product(UNITS, UNITS):
+            out.append(("si_unit_conversion", {"value": v, "unit_in": u, "unit_out": w}))
+            out.append(("imperial_si_conversion", {"value": v, "unit_in": u, "unit_out": w}))
+    out += [("logarithm", {"value": v, "base": 2, "precision": 12}) for v in [8, 10, 0.5]]
+    return out
+
+
+def _render(api: object, name: str, kwargs: dict) -> str:
+    try:
+        return format_result(getattr(api, name)(**kwargs))
+    except Exception as e:
+        return f"Error during execution: {e}"
+
+
+def main(path: str) -> int:
+    """Run the grid on both classes; print the mismatches and return their count."""
+    spec = importlib.util.spec_from_file_location("official_math_api", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    official, ours = module.MathAPI(), MathAPI()
+    calls = _calls()
+    bad = 0
+    for name, kwargs in calls:
+        a, b = _render(official, name, kwargs), _render(ours, name, kwargs)
+        if name == "logarithm":
+            same = (
+                abs(float(official.logarithm(**kwargs)["result"]) - float(ours.logarithm(**kwargs)["result"]))
+                < 1e-9
+            )
+        else:
+            same = a == b
+        if not same:
+            bad += 1
+            print(f"MISMATCH {name}({kwargs}): official={a!r} ours={b!r}")
+    print(f"{len(calls) - bad}/{len(calls)} calls identical")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(1 if main(sys.argv[1]) else 0)
