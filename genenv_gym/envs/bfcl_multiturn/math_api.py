@@ -160,10 +160,11 @@ class MathAPI:
             return {"error": _BOTH}
 
     def power(self, base: float, exponent: float) -> dict[str, Any]:
-        """base ** exponent (numeric inputs only, so no sequence repetition; overflow raises)."""
-        if not _number(base) or not _number(exponent):
+        """base ** exponent; numeric overflow raises, as in the official method."""
+        try:
+            return {"result": base**exponent}
+        except TypeError:
             return {"error": _BOTH}
-        return {"result": base**exponent}
 
     def square_root(self, number: float, precision: int) -> dict[str, Any]:
         """Square root with ``precision`` significant digits (decimal)."""
