@@ -13,6 +13,9 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "alfworld": ("textworld", "alfworld"),
     "sglang": ("sglang",),
     "gguf": ("gguf", "accelerate"),
+    "apibank": ("rouge", "bm25s"),
+    "bamboogle": ("bm25s",),
+    "bfcl-multiturn": ("mpmath",),
 }
 
 #: Extras that pull in torch: on a CPU-only machine torch's CPU build should be installed first.
