@@ -1,0 +1,105 @@
+"""Compare our VehicleControlAPI with the official bfcl-eval class on random call sequences.
+
+Usage: python benchmarks/bfcl_multiturn_vehicle_crosscheck.py \
+           PATH/TO/func_source_code/vehicle_control.py [BFCL_DATA_DIR]
+
+Both backends load the same real ``initial_config`` (or the defaults, or a custom seed),
+half of the sequences in long-context mode (ours then uses the official filler), and get
+the same seeded calls; after every call the rendered results and all state attributes
+(public and the private forces/angle) must be equal.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import sys
+from pathlib import Path
+
+from bfcl_multiturn_file_system_crosscheck import DEFAULT_DATA, load_official, real_configs, render
+
+from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
+from genenv_gym.envs.bfcl_multiturn.vehicle_control import VehicleControlAPI
+
+CLASS = "VehicleControlAPI"
+PRIVATE = ("_parkingBrakeForce", "_slopeAngle", "_brakePedalForce")
+DOORS = ["driver", "passenger", "rear_left", "rear_right"]
+CITIES = ["Rivermist", "Stonebrook", "Silverpine", "San Francisco", "Nowhere"]
+ZIPS = ["83214", "74532", "56108", "62947", "94016", "94704", "08540", "00000", "47329"]
+
+
+def _random_call(rng: random.Random) -> tuple[str, dict]:
+    """One random call with plausible and implausible arguments."""
+    number = rng.choice([0, 0.5, 1, 2, -1, 10.0, 25, 45, 100, 1.5])
+    calls = [
+        ("startEngine", {"ignitionMode": rng.choice(["START", "STOP", "GO"])}),
+        ("fillFuelTank", {"fuelAmount": number}),
+        ("lockDoors", {"unlock": rng.choice([True, False]), "door": rng.sample(DOORS, rng.randint(0, 4))}),
+        ("lockDoors", {"unlock": False, "door": DOORS}),
+        ("adjustClimateControl", {"temperature": number, "unit": rng.choice(["celsius", "fahrenheit"]),
+                                  "fanSpeed": rng.choice([0, 50, 100, 150]),
+                                  "mode": rng.choice(["auto", "cool"])}),
+        ("adjustClimateControl", {"temperature": 20}),
+        ("get_outside_temperature_from_google", {}),
+        ("get_outside_temperature_from_weather_com", {}),
+        ("setHeadlights", {"mode": rng.choice(["on", "off", "auto", "blink"])}),
+        ("displayCarStatus", {"option": rng.choice(["fuel", "battery", "doors", "climate", "headlights",
+                                                    "parkingBrake", "brakePedal", "engine", "x"])}),
+        ("activateParkingBrake", {"mode": rng.choice(["engage", "release", "hold"])}),
+        ("pressBrakePedal", {"pedalPosition": rng.choice([0, 0.5, 1, 1.0, 2, -0.1])}),
+        ("releaseBrakePedal", {}),
+        ("setCruiseControl", {"speed": rng.choice([0, 35, 60, 61, 125, "65"]),
+                              "activate": rng.choice([True, False]),
+                              "distanceToNextVehicle": rng.choice([10, 50.5, "80"])}),
+        ("get_current_speed", {}),
+        ("display_log", {"messages": ["a", "b"]}),
+        ("estimate_drive_feasibility_by_mileage", {"distance": rng.choice([10, 100, 500, 1000])}),
+        ("liter_to_gallon", {"liter": number}),
+        ("gallon_to_liter", {"gallon": number}),
+        ("estimate_distance", {"cityA": rng.choice(ZIPS), "cityB": rng.choice(ZIPS)}),
+        ("get_zipcode_based_on_city", {"city": rng.choice(CITIES)}),
+        ("set_navigation", {"destination": rng.choice(["2107 Channing Way, Berkeley, CA", "Home"])}),
+        ("check_tire_pressure", {}),
+        ("find_nearest_tire_shop", {}),
+    ]  # fmt: skip
+    return rng.choice(calls)
+
+
+def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
+    """Run seeded sequences on both; print mismatches and return their count."""
+    module = load_official(path, "official_vehicle_control")
+    load_official_filler(Path(path).with_name("long_context.py"))
+    configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
+    configs += [{}, {"random_seed": 7, "fuelLevel": 49.0, "engineState": "running"}]
+    bad = 0
+    try:
+        for seed in range(sequences):
+            rng = random.Random(seed)
+            config = configs[seed % len(configs)]
+            long_context = seed % 2 == 1
+            official, ours = module.VehicleControlAPI(), VehicleControlAPI()
+            official._load_scenario(copy.deepcopy(config), long_context=long_context)
+            ours._load_scenario(config, long_context=long_context)
+            for step in range(length):
+                name, kwargs = _random_call(rng)
+                a, b = render(official, name, kwargs), render(ours, name, kwargs)
+                if a != b:
+                    bad += 1
+                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
+                for attr in VehicleControlAPI.STATE_ATTRIBUTES + PRIVATE:
+                    if getattr(official, attr) != getattr(ours, attr):
+                        bad += 1
+                        print(f"seed {seed} step {step} STATE MISMATCH {attr} after {name}({kwargs})")
+            if {k for k in vars(official) if not k.startswith("_")} != set(
+                VehicleControlAPI.STATE_ATTRIBUTES
+            ):
+                bad += 1
+                print("public attributes differ from STATE_ATTRIBUTES")
+    finally:
+        reset_filler()
+    print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(1 if main(*sys.argv[1:3]) else 0)
