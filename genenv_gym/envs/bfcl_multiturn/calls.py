@@ -1,0 +1,196 @@
+"""Calls on an entry's backends: ground-truth call strings, decoded model calls, fresh instances.
+
+Nothing here executes text. A ground-truth string (``"cd(folder='document')"``,
+``"sort('final_report.pdf')"``) is parsed with :mod:`ast` and its arguments read with
+:func:`ast.literal_eval`; positional arguments are bound to the method's parameter names. Model output is
+decoded by the single-turn BFCL decoder (:func:`genenv_gym.envs.bfcl.decode.decode_python`, the official
+prompting decoder's results without ``eval``) and each call is then run as the official loop runs the
+string it rebuilds from the decoded form (``parse_nested_value``): a dict argument whose values are all
+dicts is a nested call (the official ``eval`` calls that backend method and passes its return value), other
+dict keys become strings, an empty dict argument fails to decode, and the names ``kill``, ``exit``,
+``quit``, ``remove``, ``unlink``, ``popen``, ``Popen``, ``run`` are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from genenv_gym.envs.bfcl.decode import DecodeError, decode_python, is_empty_output
+from genenv_gym.envs.bfcl_multiturn.executor import execute_call, find_method, format_result
+from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem
+from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI
+from genenv_gym.envs.bfcl_multiturn.message_api import MessageAPI
+from genenv_gym.envs.bfcl_multiturn.posting_api import TwitterAPI
+from genenv_gym.envs.bfcl_multiturn.ticket_api import TicketAPI
+from genenv_gym.envs.bfcl_multiturn.trading_bot import TradingBot
+from genenv_gym.envs.bfcl_multiturn.travel_api import TravelAPI
+from genenv_gym.envs.bfcl_multiturn.vehicle_control import VehicleControlAPI
+
+#: Backend class name (as in ``involved_classes``) -> our class.
+BACKENDS: dict[str, type] = {
+    "GorillaFileSystem": GorillaFileSystem,
+    "MathAPI": MathAPI,
+    "MessageAPI": MessageAPI,
+    "TwitterAPI": TwitterAPI,
+    "TicketAPI": TicketAPI,
+    "TradingBot": TradingBot,
+    "TravelAPI": TravelAPI,
+    "VehicleControlAPI": VehicleControlAPI,
+}
+#: Classes the official loop never loads a scenario into.
+STATELESS: frozenset[str] = frozenset({"MathAPI"})
+#: Names the official loop refuses to call.
+REFUSED_NAMES: frozenset[str] = frozenset(
+    {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call: a method name and its keyword arguments (``args``: positional, ground truth only)."""
+
+    name: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class NestedCall:
+    """A decoded argument that the official loop evaluates as a call of a backend method."""
+
+    call: Call
+
+
+def make_instances(
+    involved_classes: Sequence[str], initial_config: Mapping[str, Any], long_context: bool
+) -> dict[str, Any]:
+    """Fresh backends of an entry, each loaded from a deep copy of its ``initial_config`` part."""
+    instances: dict[str, Any] = {}
+    for name in involved_classes:
+        if name not in BACKENDS:
+            raise ValueError(f"unknown BFCL multi-turn backend class {name!r}")
+        instance = BACKENDS[name]()
+        if name not in STATELESS:
+            instance._load_scenario(
+                copy.deepcopy(dict(initial_config.get(name, {}))), long_context=long_context
+            )
+        instances[name] = instance
+    return instances
+
+
+def parse_call_string(text: str) -> Call:
+    """A ground-truth call string as a Call; ValueError when it is not ``name(literal arguments)``."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise ValueError(f"not a call: {text[:80]!r} ({type(error).__name__})") from None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise ValueError(f"not a call of a plain name: {text[:80]!r}")
+    try:
+        args = tuple(ast.literal_eval(a) for a in node.args)
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as error:
+        raise ValueError(f"arguments are not literals: {text[:80]!r} ({type(error).__name__})") from None
+    return Call(node.func.id, kwargs, args)
+
+
+def keyword_call(instances: Mapping[str, Any], call: Call) -> Call:
+    """``call`` with its positional arguments bound to the method's parameter names (when possible)."""
+    if not call.args:
+        return call
+    method = find_method(dict(instances), call.name)
+    if method is None:
+        return call
+    try:
+        bound = inspect.signature(method).bind_partial(*call.args, **call.kwargs)
+    except TypeError:
+        return call
+    return Call(call.name, dict(bound.arguments))
+
+
+def run_call(instances: Mapping[str, Any], call: Call) -> str:
+    """Execute one call on the instances, rendered as the official loop records its result."""
+    base = call.name.split(".")[1] if "." in call.name else call.name
+    if base in REFUSED_NAMES:
+        return f"Error during execution: Function call {base} is not allowed."
+    if "." in call.name:
+        return f"Error during execution: name '{call.name.split('.')[0]}' is not defined"
+    if call.args:
+        call = keyword_call(instances, call)
+    if call.args:
+        method = find_method(dict(instances), call.name)
+        if method is None:
+            return f"Error during execution: name '{call.name}' is not defined"
+        try:
+            return format_result(method(*call.args, **call.kwargs))
+        except Exception as error:
+            return f"Error during execution: {error}"
+    try:
+        kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}
+    except _NestedFailure as failure:
+        return f"Error during execution: {failure}"
+    return execute_call(dict(instances), call.name, kwargs)
+
+
+class _NestedFailure(Exception):
+    """A nested call in an argument failed; the whole call fails with its message."""
+
+
+def _evaluate(instances: Mapping[str, Any], value: Any) -> Any:
+    """An argument's runtime value: nested calls run (their raw return value), containers recursed."""
+    if isinstance(value, NestedCall):
+        call = value.call
+        if call.name in REFUSED_NAMES:
+            raise _NestedFailure(f"name '{call.name}' is not defined")
+        method = find_method(dict(instances), call.name)
+        if method is None:
+            raise _NestedFailure(f"name '{call.name.split('.')[0]}' is not defined")
+        kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}
+        try:
+            return method(**kwargs)
+        except Exception as error:
+            raise _NestedFailure(str(error)) from None
+    if isinstance(value, dict):
+        return {k: _evaluate(instances, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_evaluate(instances, v) for v in value]
+    return value
+
+
+def _as_argument(value: Any) -> Any:
+    """A decoded argument as the official re-serialisation makes it (see the module docstring)."""
+    if isinstance(value, dict):
+        if all(isinstance(v, dict) for v in value.values()):
+            if not value:
+                raise DecodeError("an empty dict argument cannot be rebuilt as a call (as officially)")
+            name, args = next(iter(value.items()))
+            return NestedCall(Call(str(name), {str(k): _as_argument(v) for k, v in args.items()}))
+        return {str(k): _as_argument(v) for k, v in value.items()}
+    return value
+
+
+def decode_calls(text: Any) -> list[Call]:
+    """Model text -> the calls the official loop would execute; DecodeError when it decodes to none.
+
+    An empty list (``[]``) means the text decoded to no call (the model's turn ends, as a decode failure
+    does).
+    """
+    decoded = decode_python(text)
+    if is_empty_output(decoded):
+        return []
+    calls = []
+    for item in decoded:
+        for name, args in item.items():
+            calls.append(Call(str(name), {str(k): _as_argument(v) for k, v in args.items()}))
+    return calls
+
+
+def render_call(call: Call) -> str:
+    """A call as model output text (keyword arguments, literal values)."""
+    arguments = ", ".join(f"{k}={v!r}" for k, v in call.kwargs.items())
+    return f"{call.name}({arguments})"

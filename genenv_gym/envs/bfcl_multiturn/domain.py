@@ -1,0 +1,146 @@
+"""``BFCLMultiTurnDomain``: BFCL v4's four multi-turn categories as Tasks, played as episodes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from genenv_gym.domain import Domain, Verdict
+from genenv_gym.envs.bfcl_multiturn import data
+from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT, MultiTurnEpisode
+from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
+from genenv_gym.task import Task, thaw
+
+
+def entry_task(entry: Mapping[str, Any], domain: str = "bfcl_multiturn") -> Task:
+    """One official entry (as :func:`data.load_entries` gives it) as a Task."""
+    question = entry["question"]
+    holdout = entry.get("holdout", {})
+    truth = entry["ground_truth"]
+    return Task(
+        id=entry["id"],
+        domain=domain,
+        messages=first_messages(turn_messages(0, question, holdout), entry["function"]),
+        tools=entry["function"],
+        evaluation={
+            "question": question,
+            "initial_config": entry["initial_config"],
+            "involved_classes": entry["involved_classes"],
+            "ground_truth": truth,
+            "holdout": holdout,
+            "long_context": data.is_long_context(entry["category"]),
+            "path": entry.get("path", []),
+            "excluded_function": entry.get("excluded_function", []),
+        },
+        difficulty={
+            "level": 0,
+            "turns": len(truth),
+            "ground_truth_calls": sum(len(t) for t in truth),
+            "classes": len(entry["involved_classes"]),
+        },
+        provenance=f"benchmark:bfcl/{entry['category']}",
+        category=entry["category"],
+    )
+
+
+@lru_cache(maxsize=16)
+def _category_tasks(category: str, root: str, domain: str) -> tuple[Task, ...]:
+    """The Tasks of one category (cached: Tasks are immutable, and freezing 200 entries takes a second)."""
+    return tuple(entry_task(e, domain) for e in data.load_entries([category], root))
+
+
+class BFCLMultiTurnDomain(Domain):
+    """The BFCL multi-turn entries; ``verify`` grades a whole transcript (a JSON list of actions)."""
+
+    name = "bfcl_multiturn"
+    num_levels = 1
+
+    def __init__(
+        self, max_steps_per_turn: int = MAXIMUM_STEP_LIMIT, strict_irrelevance: bool = False
+    ) -> None:
+        if not isinstance(max_steps_per_turn, int) or max_steps_per_turn < 1:
+            raise ValueError(f"max_steps_per_turn must be a positive int, got {max_steps_per_turn!r}")
+        self.max_steps_per_turn = max_steps_per_turn
+        self.strict_irrelevance = bool(strict_irrelevance)
+
+    def categories(self) -> tuple[str, ...]:
+        return data.CATEGORIES
+
+    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
+        chosen = tuple(categories) if categories else data.CATEGORIES
+        data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
+        root = str(data.data_root(data_dir))
+        return [task for category in chosen for task in _category_tasks(category, root, self.name)]
+
+    def render(self, task: Task) -> str:
+        return render_messages(thaw(task.messages))
+
+    def start_episode(self, task: Task) -> MultiTurnEpisode:
+        return MultiTurnEpisode(task, self.max_steps_per_turn, self.strict_irrelevance)
+
+    def verify(self, task: Task, action: str) -> Verdict:
+        try:
+            actions = json.loads(action) if isinstance(action, str) else None
+        except (ValueError, RecursionError):
+            actions = None
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            return Verdict(
+                0.0, False, "action_error:not_a_transcript", "give a JSON list of the model's step texts"
+            )
+        episode = self.start_episode(task)
+        for item in actions:
+            result = episode.step(item)
+            if result.terminated or result.truncated:
+                info = dict(result.info)
+                return Verdict(
+                    result.reward,
+                    bool(info.pop("success", False)),
+                    info.pop("error_type", None),
+                    info.pop("error", None),
+                    info,
+                )
+        return Verdict(
+            0.0, False, "multi_turn:force_terminated", "the transcript ended before the last turn did"
+        )
+
+    def validate(self, task: Task) -> list[str]:
+        problems = []
+        if task.domain != self.name:
+            problems.append(f"task domain {task.domain!r} is not {self.name!r}")
+        evaluation = task.evaluation
+        for key in ("question", "initial_config", "involved_classes", "ground_truth"):
+            if key not in evaluation:
+                problems.append(f"evaluation lacks {key!r}")
+        if problems:
+            return problems
+        if len(evaluation["question"]) != len(evaluation["ground_truth"]):
+            return ["question and ground_truth have different numbers of turns"]
+        try:
+            verdict = self.verify(task, self.oracle_action(task))
+        except ValueError as error:
+            return [f"the ground truth cannot run: {error}"]
+        if not verdict.success:
+            problems.append(f"the ground truth does not pass the checker: {verdict.error_type}")
+        return problems
+
+    def generate(self, level: int, rng: np.random.Generator) -> Task:
+        raise NotImplementedError("BFCL multi-turn has no procedural generator yet")
+
+    def oracle_action(self, task: Task) -> str:
+        episode = self.start_episode(task)
+        actions = []
+        while not episode.done:
+            actions.append(episode.oracle_action())
+            episode.step(actions[-1])
+        return json.dumps(actions)
+
+    def random_action(self, task: Task, rng: np.random.Generator) -> str:
+        return json.dumps([self.start_episode(task).random_action(rng)])
+
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        passed = [m["turns_passed"] for m in metrics if "turns_passed" in m]
+        return {"checked turns passed": float(np.mean(passed))} if passed else {}

@@ -1,0 +1,44 @@
+"""The registered BFCL multi-turn env ids and domains (string entry points only: importing this is cheap)."""
+
+from __future__ import annotations
+
+from genenv_gym.env_entry import EnvEntry
+
+_ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
+
+ENV_ENTRIES: list[EnvEntry] = [
+    EnvEntry(
+        "GenEnv-BFCL-MultiTurn-v0",
+        _ENV,
+        "BFCL v4 multi-turn (800 entries: base, miss_func, miss_param, long_context) on live simulated "
+        "backends, official per-turn state and response checker",
+    ),
+    EnvEntry(
+        "GenEnv-BFCL-MultiTurnBase-v0",
+        _ENV,
+        "category `multi_turn_base` (200)",
+        {"categories": ["multi_turn_base"]},
+    ),
+    EnvEntry(
+        "GenEnv-BFCL-MultiTurnMissFunc-v0",
+        _ENV,
+        "category `multi_turn_miss_func` (200): a needed function's doc arrives at a later turn",
+        {"categories": ["multi_turn_miss_func"]},
+    ),
+    EnvEntry(
+        "GenEnv-BFCL-MultiTurnMissParam-v0",
+        _ENV,
+        "category `multi_turn_miss_param` (200): a turn lacks a needed parameter",
+        {"categories": ["multi_turn_miss_param"]},
+    ),
+    EnvEntry(
+        "GenEnv-BFCL-MultiTurnLongContext-v0",
+        _ENV,
+        "category `multi_turn_long_context` (200): backends padded with bulky distractor state",
+        {"categories": ["multi_turn_long_context"]},
+    ),
+]
+
+DOMAINS: dict[str, str] = {
+    "bfcl_multiturn": "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain",
+}
