@@ -2,12 +2,13 @@
 
 FlashRAG's metrics are loaded from its published wheel (``pip download --no-deps flashrag-dev==0.1.2``;
 pass ``--flashrag-wheel``), its heavy dependencies never imported: only ``flashrag/evaluator/utils.py``
-and ``metrics.py`` are loaded from the wheel. Search-R1 is not on PyPI, so its ``qa_em.py`` functions
-(``normalize_answer``, ``em_check``, ``subem_check``, ``extract_solution``) are re-typed below, in this
-script only, never in the package.
+and ``metrics.py`` are loaded from the wheel. Search-R1 is not on PyPI: with ``--search-r1-dir`` (a
+checkout of PeterGriffinJin/Search-R1) its own ``verl/utils/reward_score/qa_em.py`` is loaded and compared
+(``normalize_answer``, ``em_check``, ``subem_check``, ``extract_solution``); without it, the same functions
+re-typed below (in this script only, never in the package) stand in.
 
     python benchmarks/bamboogle_crosscheck.py \
-        --flashrag-wheel /tmp/flashrag_whl/flashrag_dev-0.1.2-py3-none-any.whl
+        --flashrag-wheel /tmp/flashrag_whl/flashrag_dev-0.1.2-py3-none-any.whl --search-r1-dir /tmp/Search-R1
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ def ref_postprocess_prediction(prediction):
 
 
 # ------------------------------------------------------------------------------------------------------
+
+
+def load_search_r1(checkout: Path) -> types.ModuleType:
+    """Search-R1's own ``qa_em.py`` (it imports only ``re``, ``string`` and ``random``)."""
+    spec = importlib.util.spec_from_file_location("qa_em", checkout / "verl/utils/reward_score/qa_em.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_flashrag(wheel: Path) -> types.ModuleType:
@@ -133,9 +142,16 @@ def random_text(rng: random.Random, tags: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--flashrag-wheel", type=Path, required=True)
+    parser.add_argument("--search-r1-dir", type=Path, default=None, help="a checkout of Search-R1")
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    global ref_normalize_answer, ref_em_check, ref_subem_check, ref_extract_solution
+    if args.search_r1_dir is not None:
+        qa_em = load_search_r1(args.search_r1_dir)
+        ref_normalize_answer, ref_em_check = qa_em.normalize_answer, qa_em.em_check
+        ref_subem_check, ref_extract_solution = qa_em.subem_check, qa_em.extract_solution
+        print(f"Search-R1 reference: {args.search_r1_dir / 'verl/utils/reward_score/qa_em.py'}")
     metrics = load_flashrag(args.flashrag_wheel)
     config = {"dataset_name": "bamboogle"}
     flash_em, flash_sub, flash_f1 = (

@@ -70,3 +70,13 @@ def test_every_known_reference_failure_is_listed_in_the_defects_doc():
 
     doc = (ROOT / "docs" / "benchmark_defects.md").read_text()
     assert [rid for rid in EXPECTED_FAILURES if f"`{rid}`" not in doc] == []
+
+
+def test_every_apibank_reference_failure_is_listed_in_its_doc():
+    from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
+
+    doc = (ROOT / "docs" / "apibank.md").read_text()
+    assert [tid for tid in OFFICIAL_GOLD_FAILURES if tid not in doc] == []
+    assert (
+        "apibank.md#official-gold-calls-that-fail-62" in (ROOT / "docs" / "benchmark_defects.md").read_text()
+    )
