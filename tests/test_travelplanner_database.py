@@ -41,3 +41,18 @@ def test_real_database_rebuilds_313_train_flights(shared_data_dir: Path) -> None
     assert len(db.flights) == 313
     assert len(db.accommodations) == 5047 and len(db.restaurants) == 9551
     assert "rebuilt from" in db.flights_source
+
+
+def test_a_route_listed_twice_keeps_its_first_row_as_the_official_lookup_does(shared_data_dir: Path) -> None:
+    import csv
+
+    path = shared_data_dir / "travelplanner" / "database" / "googleDistanceMatrix" / "distance.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    first: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        first.setdefault((row["origin"], row["destination"]), row)
+    assert len(first) < len(rows), "the real matrix lists some routes twice"
+    db = Database.load(shared_data_dir)
+    for route, row in first.items():
+        assert db.distances[route]["distance"] == row["distance"]

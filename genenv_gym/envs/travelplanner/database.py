@@ -91,7 +91,8 @@ class Database:
             db.restaurants.append(row)
         for row in _read_csv(path("googleDistanceMatrix/distance.csv")):
             row["cost"] = _num(row.get("cost"))
-            db.distances[(row["origin"], row["destination"])] = row
+            # The first row of a route wins, as the official look-up (the first matching row) reads it.
+            db.distances.setdefault((row["origin"], row["destination"]), row)
         for line in path("background/citySet_with_states.txt").read_text(encoding="utf-8").splitlines():
             if "\t" in line:
                 city, state = line.split("\t", 1)
