@@ -1,4 +1,5 @@
-"""``BFCLMultiTurnDomain``: BFCL v4's four multi-turn categories as Tasks, played as episodes."""
+"""BFCL v4's four multi-turn categories as Tasks: ``BFCLMultiTurnDomain`` plays whole entries as episodes,
+``BFCLMultiTurnStepDomain`` each turn of an entry as its own task (the GenEnv paper's protocol)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from genenv_gym.domain import Domain, Verdict
-from genenv_gym.envs.bfcl_multiturn import data
-from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT, MultiTurnEpisode
+from genenv_gym.envs.bfcl_multiturn import data, long_context
+from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT, MultiTurnEpisode, TurnEpisode
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
-from genenv_gym.task import Task, thaw
+from genenv_gym.task import FrozenDict, Task, thaw
 
 
 def entry_task(entry: Mapping[str, Any], domain: str = "bfcl_multiturn") -> Task:
@@ -144,3 +145,92 @@ class BFCLMultiTurnDomain(Domain):
     def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         passed = [m["turns_passed"] for m in metrics if "turns_passed" in m]
         return {"checked turns passed": float(np.mean(passed))} if passed else {}
+
+
+#: How a turn task's id names its turn: ``multi_turn_long_context_0#turn2``.
+TURN_SEPARATOR = "#turn"
+
+
+def turn_task_id(entry_id: str, turn: int) -> str:
+    """The id of the task of one turn of an entry."""
+    return f"{entry_id}{TURN_SEPARATOR}{turn}"
+
+
+def turn_tasks(entry: Task, domain: str = "bfcl_multiturn_step") -> list[Task]:
+    """One Task per turn of an entry Task (as :func:`entry_task` makes it).
+
+    The entry is played once by the ground truth through :class:`MultiTurnEpisode` (what
+    :class:`TurnEpisode` replays before its turn); each turn's task has the conversation as it stands when
+    the turn's user message arrives (``messages``), ``evaluation["turn"]`` and the turn's own difficulty
+    features.
+    """
+    episode = MultiTurnEpisode(entry)
+    truth = entry.evaluation["ground_truth"]
+    tasks = []
+    while not episode.done:
+        turn = episode.turn
+        task = Task(
+            id=turn_task_id(entry.id, turn),
+            domain=domain,
+            messages=episode.messages,
+            difficulty={
+                **entry.difficulty,
+                "turn": turn,
+                "turn_calls": len(truth[turn]),
+                "history_chars": sum(len(str(m.get("content", ""))) for m in episode.messages),
+            },
+            provenance=entry.provenance,
+            category=entry.category,
+        )
+        # The entry's docs and evaluation are already frozen: share them (freezing them again for every
+        # turn would take seconds on the real data).
+        object.__setattr__(task, "tools", entry.tools)
+        object.__setattr__(task, "evaluation", FrozenDict({**entry.evaluation, "turn": turn}))
+        tasks.append(task)
+        while not episode.done and episode.turn == turn:
+            episode.step(episode.oracle_action())
+    return tasks
+
+
+@lru_cache(maxsize=16)
+def _category_turn_tasks(category: str, root: str, domain: str, filler: str) -> tuple[Task, ...]:
+    """The turn Tasks of one category (cached per long-context filler: the replayed results depend on it)."""
+    entries = _category_tasks(category, root, BFCLMultiTurnDomain.name)
+    return tuple(task for entry in entries for task in turn_tasks(entry, domain))
+
+
+class BFCLMultiTurnStepDomain(BFCLMultiTurnDomain):
+    """Each turn of each BFCL multi-turn entry as its own task, after the ground truth of the earlier turns.
+
+    A task's ``messages`` are the official prompt and the conversation up to and including the turn's user
+    message, the earlier turns played by their ground truth; its episode (:class:`TurnEpisode`) replays
+    them on fresh backends and lets the agent play the turn, judged by the official per-turn checks.
+    ``verify`` grades the turn's step texts given as a JSON list.
+    """
+
+    name = "bfcl_multiturn_step"
+
+    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
+        chosen = tuple(categories) if categories else data.CATEGORIES
+        data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
+        root = str(data.data_root(data_dir))
+        filler = long_context.filler_source()
+        return [task for c in chosen for task in _category_turn_tasks(c, root, self.name, filler)]
+
+    def start_episode(self, task: Task) -> TurnEpisode:
+        return TurnEpisode(task, self.max_steps_per_turn, self.strict_irrelevance)
+
+    def validate(self, task: Task) -> list[str]:
+        turn = task.evaluation.get("turn")
+        if not isinstance(turn, int) or not 0 <= turn < len(task.evaluation.get("ground_truth", ())):
+            return [f"evaluation['turn'] is not a turn of the entry: {turn!r}"]
+        return super().validate(task)
+
+    def summarize_metrics(self, metrics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """The pass rate of the checked turns, and the share of turns not checked (empty ground truth)."""
+        known = [m for m in metrics if "checked" in m]
+        checked = [m["success"] for m in known if m["checked"]]
+        summary = {"checked turns passed": float(np.mean(checked))} if checked else {}
+        if len(checked) < len(known):
+            summary["turns not checked (empty ground truth)"] = 1.0 - len(checked) / len(known)
+        return summary

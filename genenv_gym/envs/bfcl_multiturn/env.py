@@ -1,4 +1,5 @@
-"""The BFCL multi-turn benchmark env (``GenEnv-BFCL-MultiTurn-v0`` and its per-category ids)."""
+"""The BFCL multi-turn benchmark envs: whole entries (``GenEnv-BFCL-MultiTurn-v0`` and its per-category ids)
+and single turns (``GenEnv-BFCL-LongContext-Step-v0``, the GenEnv paper's protocol)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.envs.bfcl_multiturn import long_context
-from genenv_gym.envs.bfcl_multiturn.domain import BFCLMultiTurnDomain
+from genenv_gym.envs.bfcl_multiturn.domain import BFCLMultiTurnDomain, BFCLMultiTurnStepDomain
 from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT
 
 
@@ -56,6 +57,9 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     ``reset(options={"task_id": "multi_turn_base_0"})`` plays one entry by its official id.
     """
 
+    #: The domain class whose tasks and episodes the env serves.
+    domain_class: type[BFCLMultiTurnDomain] = BFCLMultiTurnDomain
+
     def __init__(
         self,
         categories: Sequence[str] | None = None,
@@ -67,5 +71,47 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     ) -> None:
         if official_filler is not None:
             long_context.load_official_filler(official_filler)
-        domain = BFCLMultiTurnDomain(max_steps_per_turn, strict_irrelevance)
+        domain = self.domain_class(max_steps_per_turn, strict_irrelevance)
         super().__init__(domain, categories, data_dir, render_mode)
+
+
+class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
+    """BFCL v4 multi-turn, one turn per episode, after the ground truth of the earlier turns.
+
+    ## Description
+    The GenEnv paper's BFCL protocol: every turn of every entry (``GenEnv-BFCL-LongContext-Step-v0``: the
+    200 ``multi_turn_long_context`` entries, 734 turns) is its own task. The state before the turn is
+    reached by playing the ground-truth calls of the earlier turns on fresh backends (long-context mode for
+    that category); the agent then plays only this turn, as in ``GenEnv-BFCL-MultiTurn-v0``: calls run on
+    the backends and come back as ``tool`` messages, text that is not a call ends the turn. The turn is
+    judged by the same reimplementation of bfcl-eval 2026.3.23's checker: state equal to the ground truth's
+    after the turn, and the turn's ground-truth results among the results so far (the replayed turns'
+    included, as officially). A turn whose ground truth is empty is not checked (it passes, as in the
+    official runner) unless ``strict_irrelevance``.
+
+    ## Observation space
+    ``UnicodeText``: BFCL's default prompting system prompt with the function docs, then the conversation:
+    each earlier user turn, the ground-truth calls as one assistant step with their results as ``tool``
+    messages and the reply "I have completed the request.", then this turn's user message (and, after each
+    call step, the agent's calls and their results). ``info["messages"]`` at reset is the same as chat.
+
+    ## Action space
+    ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` or text that ends the turn.
+
+    ## Rewards
+    0.0 until the turn ends; then 1.0 if it passed the official state and response checks, else 0.0. The
+    final ``info`` has ``success``, ``error_type`` (``multi_turn:...``), ``error``, ``turn_verdict`` and
+    ``metrics`` (``success``, ``checked``).
+
+    ## Episode end
+    Terminates when the agent ends the turn, or when the turn passes the official step limit (more than 20
+    call steps: force-terminated, reward 0, unless it is the entry's last turn, which is then judged).
+
+    ## Arguments
+    As ``GenEnv-BFCL-MultiTurn-v0``.
+
+    ``reset(options={"task_id": "multi_turn_long_context_0#turn2"})`` plays one turn. The tasks are built
+    when the env is made, by playing every entry's ground truth once (about a second for 200 entries).
+    """
+
+    domain_class = BFCLMultiTurnStepDomain

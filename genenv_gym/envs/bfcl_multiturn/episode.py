@@ -8,6 +8,9 @@ responses, see :mod:`.checker`) and the next user turn is shown, or the episode 
 As officially, a turn may hold at most ``max_steps_per_turn + 1`` call steps: the step after the limit is
 passed force-terminates the entry (a failure, ``multi_turn:force_terminated``) unless it happens in the last
 turn, which is then judged as it stands.
+
+:class:`TurnEpisode` plays one turn of an entry alone, after the ground truth of the earlier turns (the
+GenEnv paper's per-turn protocol).
 """
 
 from __future__ import annotations
@@ -100,12 +103,20 @@ class MultiTurnEpisode(Episode):
         info["turn_verdict"] = outcome.as_dict()
         self.turn += 1
         self.turn_results, self.steps_in_turn = [], 0
-        if force_quit and self.turn < self.num_turns:
-            return self._finish(self.checker.verdict(force_terminated=True), info)
-        if self.turn >= self.num_turns:
-            return self._finish(self.checker.verdict(), info)
+        verdict = self._verdict_after_turn(force_quit)
+        if verdict is not None:
+            return self._finish(verdict, info)
         self.messages.extend(turn_messages(self.turn, self.question, self.holdout))
         return self._result(0.0, False, info)
+
+    def _verdict_after_turn(self, force_quit: bool) -> EntryVerdict | None:
+        """The verdict that ends the episode now that a turn has ended (``self.turn`` is the next turn), or
+        None to go on: force-terminated before the last turn, judged after it."""
+        if force_quit and self.turn < self.num_turns:
+            return self.checker.verdict(force_terminated=True)
+        if self.turn >= self.num_turns:
+            return self.checker.verdict()
+        return None
 
     def _finish(self, verdict: EntryVerdict, info: dict[str, Any]) -> StepResult:
         if verdict.valid and self.strict_irrelevance:
@@ -149,3 +160,48 @@ class MultiTurnEpisode(Episode):
         if names and rng.random() < 0.5:
             return f"[{names[int(rng.integers(len(names)))]}()]"
         return "Okay."
+
+
+class TurnEpisode(MultiTurnEpisode):
+    """One turn of an entry as its own episode (the GenEnv paper's per-turn protocol).
+
+    The task's ``evaluation["turn"]`` names the turn. The earlier turns are played first, by the ground
+    truth through the official loop (each turn's ground-truth calls as one call step, then
+    :data:`ORACLE_DONE`, or :data:`ORACLE_MISSING` in a turn whose ground truth is empty), on fresh
+    backends; their calls, results and replies stay in the conversation as the official loop records them,
+    and the checker's ground-truth backends advance with them. The agent then plays only this turn (call
+    steps under the same step limit, text to end it) and the episode ends with the turn's verdict: the
+    official state and response checks of :class:`~.checker.TurnChecker` (the response check sees the
+    results of the replayed turns too, as the official checker sees a model's earlier results). As in the
+    whole-entry episode, passing the step limit force-terminates the turn (a failure) unless it is the
+    entry's last turn, which is then judged as it stands.
+    """
+
+    def __init__(
+        self, task: Task, max_steps_per_turn: int = MAXIMUM_STEP_LIMIT, strict_irrelevance: bool = False
+    ):
+        self.target_turn = int(task.evaluation["turn"])
+        super().__init__(task, max_steps_per_turn, strict_irrelevance)
+        if not 0 <= self.target_turn < self.num_turns:
+            raise ValueError(f"{task.id}: turn {self.target_turn} is not one of its {self.num_turns} turns")
+        while self.turn < self.target_turn:
+            self.step(self.oracle_action())
+        self.observation = render_messages(self.messages)
+
+    def _verdict_after_turn(self, force_quit: bool) -> EntryVerdict | None:
+        """None during the replay of the earlier turns; after the target turn, that turn's verdict alone."""
+        if self.turn <= self.target_turn:
+            return None
+        outcome = self.checker.outcomes[self.target_turn]
+        if force_quit and self.turn < self.num_turns:
+            forced = self.checker.verdict(force_terminated=True)
+            return EntryVerdict(False, forced.error_type, forced.error, (outcome,))
+        return EntryVerdict(outcome.valid, outcome.error_type, outcome.error, (outcome,))
+
+    def _finish(self, verdict: EntryVerdict, info: dict[str, Any]) -> StepResult:
+        result = super()._finish(verdict, info)
+        result.info["metrics"] = {
+            "success": float(result.info["success"]),
+            "checked": float(verdict.turns[0].checked),
+        }
+        return result

@@ -37,8 +37,16 @@ ENV_ENTRIES: list[EnvEntry] = [
         "category `multi_turn_long_context` (200): backends padded with bulky distractor state",
         {"categories": ["multi_turn_long_context"]},
     ),
+    EnvEntry(
+        "GenEnv-BFCL-LongContext-Step-v0",
+        "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnStepEnv",
+        "the paper's protocol: each turn of the 200 long-context entries (734) as its own task after the "
+        "ground truth of the earlier turns, official per-turn checker",
+        {"categories": ["multi_turn_long_context"]},
+    ),
 ]
 
 DOMAINS: dict[str, str] = {
     "bfcl_multiturn": "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain",
+    "bfcl_multiturn_step": "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnStepDomain",
 }

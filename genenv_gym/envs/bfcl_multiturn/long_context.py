@@ -55,6 +55,8 @@ _NAMES = (
     "BOOKING_RECORD_EXTENSION",
 )
 _cache: dict[str, Any] = {}
+#: Where the filler in use comes from: "generated", or the path of the official file loaded.
+_source: list[str] = ["generated"]
 
 _WORDS = {
     "finance": [
@@ -311,8 +313,15 @@ def load_official_filler(path: str | Path) -> None:
         raise ValueError(f"{path}: no literal value for {', '.join(missing)}")
     _cache.clear()
     _cache.update(values)
+    _source[0] = str(Path(path).resolve())
 
 
 def reset_filler() -> None:
     """Go back to our own generated filler."""
     _cache.clear()
+    _source[0] = "generated"
+
+
+def filler_source() -> str:
+    """``"generated"`` (our filler) or the resolved path of the official ``long_context.py`` in use."""
+    return _source[0]

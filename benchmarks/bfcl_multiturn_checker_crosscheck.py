@@ -1,0 +1,175 @@
+"""Cross-check our BFCL multi-turn checker against the official bfcl-eval one on every real entry.
+
+For every entry of the four multi-turn categories it builds model runs and judges each with our
+:func:`genenv_gym.envs.bfcl_multiturn.checker.check_entry` and with the official ``multi_turn_checker`` (read
+from an unpacked bfcl-eval wheel, never copied into the project), then compares the verdicts (valid and
+error type). The runs:
+
+- ``ground_truth``: the possible answer itself, each turn one call step;
+- ``drop_call``: one ground-truth call of a random non-empty turn left out;
+- ``insert_call``: a random call of the entry inserted at a random place of a random non-empty turn;
+- ``reverse_turn``: a random non-empty turn's calls in reverse order;
+- ``move_to_previous``: a random non-empty turn's calls made at the end of the turn before (entries whose
+  only non-empty turn is the first are skipped).
+
+A mutated turn with more than one call is played as two call steps (its first call, then the rest). Our side
+runs on the official long-context filler read from the same wheel (``long_context.load_official_filler``),
+so both sides see the same files, tickers and cards; ``--generated-filler`` runs ours on the generated
+filler instead and shows the entries whose verdict depends on the filler values.
+
+How to run (the wheel's ``bfcl_eval`` must import in this interpreter; it needs nothing beyond the
+standard library and ``mpmath`` for the multi-turn checker)::
+
+    pip download --no-deps bfcl-eval==2026.3.23 -d /tmp/w && unzip -q /tmp/w/bfcl_eval-*.whl -d /tmp/bfclw4
+    python benchmarks/bfcl_multiturn_checker_crosscheck.py /tmp/bfclw4 [--data-dir ../shared/benchmarks]
+
+The exit status is 1 when any verdict differs, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from genenv_gym.envs.bfcl_multiturn import long_context
+from genenv_gym.envs.bfcl_multiturn.checker import check_entry
+from genenv_gym.envs.bfcl_multiturn.data import CATEGORIES, load_entries
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "benchmarks"
+FILLER = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/long_context.py"
+MUTATIONS = ("drop_call", "insert_call", "reverse_turn", "move_to_previous")
+RUNS = ("ground_truth", *MUTATIONS)
+
+Turns = list[list[str]]
+
+
+def wheel_root(path: str) -> Path:
+    """The directory holding ``bfcl_eval/`` (the unpacked wheel), given it or ``bfcl_eval`` itself."""
+    root = Path(path).resolve()
+    if root.name == "bfcl_eval":
+        root = root.parent
+    if not (root / "bfcl_eval" / "eval_checker" / "multi_turn_eval" / "multi_turn_checker.py").is_file():
+        raise SystemExit(f"{path}: no bfcl_eval/eval_checker/multi_turn_eval/multi_turn_checker.py there")
+    return root
+
+
+def official_checker(root: Path) -> Callable[..., dict[str, Any]]:
+    """The official ``multi_turn_checker``, imported from the unpacked wheel."""
+    sys.path.insert(0, str(root))
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
+
+    return multi_turn_checker
+
+
+def _non_empty(turns: Turns) -> list[int]:
+    return [i for i, turn in enumerate(turns) if turn]
+
+
+def mutate(truth: Turns, kind: str, rng: random.Random) -> Turns | None:
+    """The ground truth changed by one mutation of ``kind``; None when the entry has no place for it."""
+    turns = [list(turn) for turn in truth]
+    choices = [i for i in _non_empty(turns) if i > 0 or kind != "move_to_previous"]
+    if not choices:
+        return None
+    i = rng.choice(choices)
+    if kind == "drop_call":
+        turns[i].pop(rng.randrange(len(turns[i])))
+    elif kind == "insert_call":
+        calls = [call for turn in truth for call in turn]
+        turns[i].insert(rng.randrange(len(turns[i]) + 1), rng.choice(calls))
+    elif kind == "reverse_turn":
+        turns[i].reverse()
+    elif kind == "move_to_previous":
+        turns[i - 1] += turns[i]
+        turns[i] = []
+    else:
+        raise ValueError(f"unknown mutation {kind!r}")
+    return turns
+
+
+def as_steps(turns: Turns, split: bool) -> list[list[list[str]]]:
+    """A run of call strings per turn as call steps: one step per turn, or (``split``) the first call then
+    the rest; an empty turn has no step."""
+    out = []
+    for turn in turns:
+        if not turn:
+            out.append([])
+        elif split and len(turn) > 1:
+            out.append([turn[:1], turn[1:]])
+        else:
+            out.append([list(turn)])
+    return out
+
+
+def official_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """The fields of an entry the official checker reads, as plain JSON (its own copy)."""
+    return json.loads(json.dumps({k: entry[k] for k in ("id", "initial_config", "involved_classes")}))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("wheel", help="the unpacked bfcl-eval wheel (the directory holding bfcl_eval/)")
+    parser.add_argument("--data-dir", default=str(DEFAULT_DATA), help="data root holding bfcl/")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the mutations")
+    parser.add_argument("--generated-filler", action="store_true", help="run ours on the generated filler")
+    parser.add_argument("--max-shown", type=int, default=20, help="disagreements printed")
+    args = parser.parse_args()
+
+    root = wheel_root(args.wheel)
+    checker = official_checker(root)
+    if not args.generated_filler:
+        long_context.load_official_filler(root / FILLER)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
+    rng = random.Random(args.seed)
+    agree: Counter[tuple[str, str]] = Counter()
+    total: Counter[tuple[str, str]] = Counter()
+    official_valid: Counter[tuple[str, str]] = Counter()
+    differences = []
+    runs = 0
+    start = time.monotonic()
+    for category in CATEGORIES:
+        for entry in load_entries([category], args.data_dir):
+            truth = entry["ground_truth"]
+            plans = [("ground_truth", copy.deepcopy(truth))] + [(k, mutate(truth, k, rng)) for k in MUTATIONS]
+            for kind, turns in plans:
+                if turns is None:
+                    continue
+                model = as_steps(turns, split=kind != "ground_truth")
+                runs += 1
+                try:  # the model name keys the official checker's process-wide instance cache: keep it unique
+                    result = checker(model, truth, official_entry(entry), category, f"crosscheck_{runs}")
+                except Exception as error:  # an official crash is a verdict we cannot match
+                    result = {"valid": False, "error_type": f"crash: {type(error).__name__}"}
+                ours = check_entry(entry, model)
+                theirs = (bool(result["valid"]), None if result["valid"] else result.get("error_type"))
+                key = (category, kind)
+                total[key] += 1
+                official_valid[key] += theirs[0]
+                if theirs == (ours.valid, ours.error_type):
+                    agree[key] += 1
+                else:
+                    differences.append((entry["id"], kind, theirs, (ours.valid, ours.error_type)))
+
+    print(f"{'category':<24}{'run':<18}{'agree':>7}{'runs':>7}{'official valid':>16}")
+    for key in sorted(total, key=lambda k: (CATEGORIES.index(k[0]), RUNS.index(k[1]))):
+        print(f"{key[0]:<24}{key[1]:<18}{agree[key]:>7}{total[key]:>7}{official_valid[key]:>16}")
+    print(
+        f"all: {sum(agree.values())}/{sum(total.values())} verdicts identical "
+        f"(filler: {'generated' if args.generated_filler else 'official'}; {time.monotonic() - start:.0f} s)"
+    )
+    for entry_id, kind, theirs, ours in differences[: args.max_shown]:
+        print(f"  {entry_id} {kind}: official {theirs}, ours {ours}")
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
