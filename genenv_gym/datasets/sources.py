@@ -149,6 +149,17 @@ SOURCES: dict[str, Source] = {
                 ("database/train_ref_info.jsonl", "postprocess/example_evaluation.jsonl"),
                 strip=("postprocess/",),
             ),
+            # The 45 train queries with annotated plans (the HF train split as JSON Lines, in the column
+            # layout of the HF CSV): what GenEnv-TravelPlanner-v0 plays.
+            Urls(
+                (
+                    (
+                        "https://raw.githubusercontent.com/JerryPlain/SwarmAgenticCode/"
+                        "7179c61dbae002b41f6d19f3acd438999083ee2d/travelplanner/swarm/data/train_45.jsonl",
+                        "train.jsonl",
+                    ),
+                )
+            ),
         ),
         "MIT (code, database); CC-BY-4.0 (queries)",
         {
@@ -158,8 +169,10 @@ SOURCES: dict[str, Source] = {
             "database/googleDistanceMatrix/distance.csv": None,
             "database/background/citySet_with_states.txt": None,
             "database/train_ref_info.jsonl": 45,
+            "train.jsonl": 45,
         },
-        notes="database from the official repository; the flights table and the query splits are not in it "
+        notes="database from the official repository; the 45 train queries from a JSON Lines copy of the HF "
+        "train split; the flights table and the other query splits are not in the repository "
         "(the full database zip and the osunlp/TravelPlanner dataset on the Hugging Face hub are manual "
         "downloads: see README)",
     ),
