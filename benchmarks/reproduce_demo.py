@@ -11,40 +11,68 @@ the per-epoch table of docs/training.md. ``--check`` writes to a temporary folde
 quoted figure moved by more than the tolerance below, naming the figure and the library versions that
 differ. A run of fewer epochs is compared with the committed run's first epochs: epochs are prefixes of a
 longer run (``tests/test_resume.py`` shows a run split in two equals the straight run).
+
+Every run trains in a child process under ``PORTABLE_NUMERICS`` (below): with the default float kernels the
+same seed gives other figures on another CPU (AVX2 vs AVX-512, Intel vs AMD), because training amplifies
+last-bit differences; with these it gives the same figures on any x86-64 CPU. To get the published figures
+from ``genenv train``, set the same two variables: ``MKL_CBWR=COMPATIBLE ATEN_CPU_CAPABILITY=default``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from genenv_gym.train.config import load_config
-from genenv_gym.train.loop import Trainer
 from genenv_gym.train.metrics import read_metrics
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "demo.yaml"
 #: Largest accepted drift per quoted figure (absolute); held-out accuracy is over 200 tasks.
 TOLERANCE = {"heldout_acc": 0.03, "warmstart_loss": 0.02, "gen_success": 0.06, "task_level": 0.75}
+#: Float kernels that give the same numbers on every x86-64 CPU: MKL's conditional numerical
+#: reproducibility and ATen's scalar kernels. Read when torch starts, hence the child process.
+PORTABLE_NUMERICS = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}
 
 
 def run_demo(seed: int, folder: Path, epochs: int | None = None, config_path: Path = CONFIG) -> list[dict]:
-    """Train the demo for ``seed`` (``epochs``: fewer than the config's) into ``folder``; its metrics rows."""
+    """Train the demo for ``seed`` (``epochs``: fewer than the config's) into ``folder`` in a child process
+    under ``PORTABLE_NUMERICS``; its metrics rows."""
+    command = [
+        sys.executable,
+        __file__,
+        "--train-one",
+        str(seed),
+        "--out",
+        str(folder),
+        "--config",
+        str(config_path),
+    ]
+    command += ["--epochs", str(epochs)] if epochs is not None else []
+    subprocess.run(command, check=True, env={**os.environ, **PORTABLE_NUMERICS})
+    return read_metrics(folder / f"metrics-seed{seed}.jsonl")
+
+
+def _train_one(seed: int, folder: Path, epochs: int | None, config_path: Path) -> None:
+    """The child process's work: one seed's run, its files copied into ``folder``."""
+    from genenv_gym.train.config import load_config
+    from genenv_gym.train.loop import Trainer
+
     overrides = [f"run.seed={seed}", "run.progress=false", "run.tensorboard=false"]
     overrides += [f"run.epochs={epochs}"] if epochs is not None else []
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(config_path, [*overrides, f"run.out_dir={tmp}"])
-        rows = Trainer(config).run()
+        Trainer(config).run()
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy(Path(tmp) / "metrics.jsonl", folder / f"metrics-seed{seed}.jsonl")
         shutil.copy(Path(tmp) / "run.json", folder / f"run-seed{seed}.json")
         if (Path(tmp) / "curves.png").exists():
             shutil.copy(Path(tmp) / "curves.png", folder / f"curves-seed{seed}.png")
-    return rows
 
 
 def docs_table(rows: list[dict]) -> str:
@@ -100,7 +128,7 @@ def version_differences(reference_record: Path, fresh_record: dict) -> list[str]
         for name, version in fresh_record["versions"].items()
         if name != "genenv-gym" and old["versions"].get(name) != version
     ]
-    for key in ("initial_weights_sha256", "tokenizer_sha256"):
+    for key in ("initial_weights_sha256", "tokenizer_sha256", "cpu_capability", "mkl_cbwr"):
         if old.get(key) != fresh_record.get(key):
             changed.append(f"{key} {old.get(key)} -> {fresh_record.get(key)}")
     return changed
@@ -114,7 +142,12 @@ def main() -> int:
     parser.add_argument(
         "--check", action="store_true", help="compare with the committed results; exit 1 on drift"
     )
+    parser.add_argument("--train-one", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.train_one is not None:
+        _train_one(args.train_one, args.out, args.epochs, args.config)
+        return 0
     committed = RESULTS / args.config.stem
     target = Path(tempfile.mkdtemp()) if args.check else committed
     failed = False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import os
 import platform
 import sys
 from typing import Any
@@ -49,6 +50,9 @@ def run_provenance(model: torch.nn.Module, tokenizer: Any, device: torch.device)
         "platform": platform.platform(),
         "device": str(device),
         "torch_threads": torch.get_num_threads(),
+        # The float kernels: the same code and seed give other numbers under other kernels.
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "mkl_cbwr": os.environ.get("MKL_CBWR"),
         "initial_weights_sha256": weights_fingerprint(model),
         "tokenizer_sha256": tokenizer_fingerprint(tokenizer),
     }
