@@ -9,6 +9,11 @@ string it rebuilds from the decoded form (``parse_nested_value``): a dict argume
 dicts is a nested call (the official ``eval`` calls that backend method and passes its return value), other
 dict keys become strings, an empty dict argument fails to decode, and the names ``kill``, ``exit``,
 ``quit``, ``remove``, ``unlink``, ``popen``, ``Popen``, ``run`` are refused.
+
+With ``action_format="json"`` model output is JSON tool calls (``[{"name": "cd", "arguments": {"folder":
+"lab"}}]``), decoded by the single-turn JSON decoder
+(:func:`genenv_gym.envs.bfcl.decode.decode_json_calls`); as in the official FC path, which rebuilds each call
+as ``name(k=repr(v))``, argument values are taken as they are (a dict is a dict, never a nested call).
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from genenv_gym.envs.bfcl.decode import DecodeError, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode import DecodeError, decode_json_calls, decode_python, is_empty_output
 from genenv_gym.envs.bfcl_multiturn.executor import execute_call, find_method, format_result
 from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem
 from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI
@@ -174,12 +180,28 @@ def _as_argument(value: Any) -> Any:
     return value
 
 
-def decode_calls(text: Any) -> list[Call]:
+#: The action formats: BFCL's prompting format ``[f(a=1)]`` and JSON tool calls.
+ACTION_FORMATS: tuple[str, ...] = ("python", "json")
+
+
+def check_action_format(action_format: str) -> str:
+    """``action_format`` when it is one of :data:`ACTION_FORMATS`, else ValueError."""
+    if action_format not in ACTION_FORMATS:
+        raise ValueError(f"action_format must be one of {ACTION_FORMATS}, got {action_format!r}")
+    return action_format
+
+
+def decode_calls(text: Any, action_format: str = "python") -> list[Call]:
     """Model text -> the calls the official loop would execute; DecodeError when it decodes to none.
 
     An empty list (``[]``) means the text decoded to no call (the model's turn ends, as a decode failure
-    does).
+    does). ``action_format="json"`` reads JSON tool calls, whose argument values are used as they are.
     """
+    if check_action_format(action_format) == "json":
+        decoded = decode_json_calls(text)
+        if is_empty_output(decoded):
+            return []
+        return [Call(str(name), dict(args)) for item in decoded for name, args in item.items()]
     decoded = decode_python(text)
     if is_empty_output(decoded):
         return []
@@ -194,3 +216,10 @@ def render_call(call: Call) -> str:
     """A call as model output text (keyword arguments, literal values)."""
     arguments = ", ".join(f"{k}={v!r}" for k, v in call.kwargs.items())
     return f"{call.name}({arguments})"
+
+
+def render_calls(calls: Sequence[Call], action_format: str = "python") -> str:
+    """Calls as one step of model output: ``[f(a=1), g()]`` or a JSON list of ``{"name", "arguments"}``."""
+    if check_action_format(action_format) == "json":
+        return json.dumps([{"name": c.name, "arguments": dict(c.kwargs)} for c in calls], ensure_ascii=False)
+    return "[" + ", ".join(render_call(call) for call in calls) + "]"

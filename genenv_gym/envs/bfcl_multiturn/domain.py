@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -11,21 +12,36 @@ from typing import Any
 import numpy as np
 
 from genenv_gym.domain import Domain, Verdict
-from genenv_gym.envs.bfcl_multiturn import data, long_context
+from genenv_gym.envs.bfcl_multiturn import data, generator, long_context
+from genenv_gym.envs.bfcl_multiturn.calls import (
+    check_action_format,
+    make_instances,
+    parse_call_string,
+    run_call,
+)
 from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT, MultiTurnEpisode, TurnEpisode
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
 from genenv_gym.task import FrozenDict, Task, thaw
 
 
-def entry_task(entry: Mapping[str, Any], domain: str = "bfcl_multiturn") -> Task:
-    """One official entry (as :func:`data.load_entries` gives it) as a Task."""
+def entry_task(
+    entry: Mapping[str, Any],
+    domain: str = "bfcl_multiturn",
+    action_format: str = "python",
+    task_id: str | None = None,
+    difficulty: Mapping[str, Any] | None = None,
+    provenance: str | None = None,
+) -> Task:
+    """One official entry (as :func:`data.load_entries` gives it) as a Task whose prompt asks for calls in
+    ``action_format`` (``"python"`` or ``"json"``); a generated entry passes its own id, difficulty features
+    (added to the entry's) and provenance."""
     question = entry["question"]
     holdout = entry.get("holdout", {})
     truth = entry["ground_truth"]
     return Task(
-        id=entry["id"],
+        id=task_id or entry["id"],
         domain=domain,
-        messages=first_messages(turn_messages(0, question, holdout), entry["function"]),
+        messages=first_messages(turn_messages(0, question, holdout), entry["function"], action_format),
         tools=entry["function"],
         evaluation={
             "question": question,
@@ -36,37 +52,82 @@ def entry_task(entry: Mapping[str, Any], domain: str = "bfcl_multiturn") -> Task
             "long_context": data.is_long_context(entry["category"]),
             "path": entry.get("path", []),
             "excluded_function": entry.get("excluded_function", []),
+            "action_format": check_action_format(action_format),
         },
         difficulty={
             "level": 0,
             "turns": len(truth),
             "ground_truth_calls": sum(len(t) for t in truth),
             "classes": len(entry["involved_classes"]),
+            **(difficulty or {}),
         },
-        provenance=f"benchmark:bfcl/{entry['category']}",
+        provenance=provenance or f"benchmark:bfcl/{entry['category']}",
         category=entry["category"],
     )
 
 
 @lru_cache(maxsize=16)
-def _category_tasks(category: str, root: str, domain: str) -> tuple[Task, ...]:
+def _category_tasks(category: str, root: str, domain: str, action_format: str = "python") -> tuple[Task, ...]:
     """The Tasks of one category (cached: Tasks are immutable, and freezing 200 entries takes a second)."""
-    return tuple(entry_task(e, domain) for e in data.load_entries([category], root))
+    return tuple(entry_task(e, domain, action_format) for e in data.load_entries([category], root))
+
+
+#: Plans drawn per ``generate`` call before it gives up (a plan fails when no call fits the state).
+GENERATE_TRIES = 20
+
+
+def generated_problems(task: Task) -> list[str]:
+    """What is wrong with a generated entry beyond the checker: a ground-truth call that fails when
+    re-executed (an error result), a call of a function not documented by its turn, an empty last turn."""
+    evaluation = thaw(task.evaluation)
+    problems = []
+    documented = {doc["name"] for doc in thaw(task.tools)}
+    instances = make_instances(
+        evaluation["involved_classes"], evaluation["initial_config"], bool(evaluation.get("long_context"))
+    )
+    truth = evaluation["ground_truth"]
+    for turn, calls in enumerate(truth):
+        documented |= {doc["name"] for doc in evaluation.get("holdout", {}).get(str(turn), [])}
+        for text in calls:
+            call = parse_call_string(text)
+            if call.name not in documented:
+                problems.append(f"turn {turn}: {call.name} is not documented yet")
+            if generator.is_error_result(run_call(instances, call)):
+                problems.append(f"turn {turn}: the ground-truth call {text[:80]} fails")
+        if not calls and turn == len(truth) - 1:
+            problems.append("the last turn has an empty ground truth")
+    return problems
 
 
 class BFCLMultiTurnDomain(Domain):
-    """The BFCL multi-turn entries; ``verify`` grades a whole transcript (a JSON list of actions)."""
+    """The BFCL multi-turn entries; ``verify`` grades a whole transcript (a JSON list of actions).
+
+    ``generate(level, rng)`` writes new entries at the ten levels of :mod:`.generator` (the
+    ``GenEnv-Sim-BFCL-MultiTurn-v0`` env) and ``validate`` checks any entry: the ground truth played through
+    the episode must pass the checker, and for a generated entry every ground-truth call must succeed when
+    re-executed and be documented by its turn.
+
+    Args:
+        max_steps_per_turn: the official step limit (20).
+        strict_irrelevance: also apply the official (unused) irrelevance rule.
+        action_format: ``"python"`` for BFCL's prompting format ``[f(a=1)]`` (the official default) or
+            ``"json"`` for JSON tool calls; the prompt describes the chosen format.
+    """
 
     name = "bfcl_multiturn"
-    num_levels = 1
+    num_levels = generator.NUM_LEVELS
 
     def __init__(
-        self, max_steps_per_turn: int = MAXIMUM_STEP_LIMIT, strict_irrelevance: bool = False
+        self,
+        max_steps_per_turn: int = MAXIMUM_STEP_LIMIT,
+        strict_irrelevance: bool = False,
+        action_format: str = "python",
     ) -> None:
         if not isinstance(max_steps_per_turn, int) or max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be a positive int, got {max_steps_per_turn!r}")
         self.max_steps_per_turn = max_steps_per_turn
         self.strict_irrelevance = bool(strict_irrelevance)
+        self.action_format = check_action_format(action_format)
 
     def categories(self) -> tuple[str, ...]:
         return data.CATEGORIES
@@ -75,7 +136,11 @@ class BFCLMultiTurnDomain(Domain):
         chosen = tuple(categories) if categories else data.CATEGORIES
         data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
         root = str(data.data_root(data_dir))
-        return [task for category in chosen for task in _category_tasks(category, root, self.name)]
+        return [
+            task
+            for category in chosen
+            for task in _category_tasks(category, root, self.name, self.action_format)
+        ]
 
     def render(self, task: Task) -> str:
         return render_messages(thaw(task.messages))
@@ -126,10 +191,38 @@ class BFCLMultiTurnDomain(Domain):
             return [f"the ground truth cannot run: {error}"]
         if not verdict.success:
             problems.append(f"the ground truth does not pass the checker: {verdict.error_type}")
+        if task.provenance == "procedural":
+            problems.extend(generated_problems(task))
         return problems
 
     def generate(self, level: int, rng: np.random.Generator) -> Task:
-        raise NotImplementedError("BFCL multi-turn has no procedural generator yet")
+        """A new entry at ``level`` (see :mod:`.generator`): random backend states, a plan of documented
+        calls executed on fresh backends (only plans whose calls succeed), its turns worded from the
+        plan's arguments; missing-parameter / missing-function turns and long-context mode at the top
+        levels."""
+        if not 0 <= int(level) < self.num_levels:
+            raise ValueError(f"level must be in [0, {self.num_levels}), got {level!r}")
+        for _ in range(GENERATE_TRIES):
+            try:
+                entry = generator.generate_entry(int(level), rng)
+            except RuntimeError:
+                continue
+            knobs = entry.pop("knobs")
+            digest = hashlib.sha1(
+                json.dumps(
+                    [entry["question"], entry["initial_config"], entry["ground_truth"]], sort_keys=True
+                ).encode()
+            ).hexdigest()[:12]
+            return entry_task(
+                {**entry, "id": f"bfcl_multiturn_gen_L{int(level)}_{digest}"},
+                self.name,
+                self.action_format,
+                difficulty=knobs,
+                provenance="procedural",
+            )
+        raise RuntimeError(
+            f"no BFCL multi-turn entry could be planned at level {level} in {GENERATE_TRIES} tries"
+        )
 
     def oracle_action(self, task: Task) -> str:
         episode = self.start_episode(task)
@@ -193,9 +286,11 @@ def turn_tasks(entry: Task, domain: str = "bfcl_multiturn_step") -> list[Task]:
 
 
 @lru_cache(maxsize=16)
-def _category_turn_tasks(category: str, root: str, domain: str, filler: str) -> tuple[Task, ...]:
+def _category_turn_tasks(
+    category: str, root: str, domain: str, filler: str, action_format: str = "python"
+) -> tuple[Task, ...]:
     """The turn Tasks of one category (cached per long-context filler: the replayed results depend on it)."""
-    entries = _category_tasks(category, root, BFCLMultiTurnDomain.name)
+    entries = _category_tasks(category, root, BFCLMultiTurnDomain.name, action_format)
     return tuple(task for entry in entries for task in turn_tasks(entry, domain))
 
 
@@ -209,13 +304,22 @@ class BFCLMultiTurnStepDomain(BFCLMultiTurnDomain):
     """
 
     name = "bfcl_multiturn_step"
+    num_levels = 1
+
+    def generate(self, level: int, rng: np.random.Generator) -> Task:
+        """Not available: generated entries are played whole (``GenEnv-Sim-BFCL-MultiTurn-v0``)."""
+        raise NotImplementedError("the per-turn BFCL multi-turn domain has no generator; use bfcl_multiturn")
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
         chosen = tuple(categories) if categories else data.CATEGORIES
         data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
         root = str(data.data_root(data_dir))
         filler = long_context.filler_source()
-        return [task for c in chosen for task in _category_turn_tasks(c, root, self.name, filler)]
+        return [
+            task
+            for c in chosen
+            for task in _category_turn_tasks(c, root, self.name, filler, self.action_format)
+        ]
 
     def start_episode(self, task: Task) -> TurnEpisode:
         return TurnEpisode(task, self.max_steps_per_turn, self.strict_irrelevance)

@@ -33,7 +33,10 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
 
     ## Action space
     ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` (decoded with ``ast``, never
-    executed as code), or any other text, which ends the agent's turn.
+    executed as code) with ``action_format="python"`` (default), or a JSON list of
+    ``{"name": ..., "arguments": {...}}`` tool calls with ``action_format="json"`` (the single-turn
+    env's JSON decoder; the system prompt then asks for that format); any other text ends the agent's
+    turn.
 
     ## Rewards
     0.0 until the end; then 1.0 if every checked turn passed, else 0.0. The final ``info`` has
@@ -53,6 +56,8 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
       ground truth (the official rule bfcl-eval 2026.3.23 defines but does not apply; default False).
     - ``official_filler``: path of an unpacked bfcl-eval ``long_context.py`` whose long-context filler
       values to use (read with ``ast``, process-wide); by default a generated filler of the same shape.
+    - ``action_format``: ``"python"`` (``[f(a=1)]``, the official prompting format) or ``"json"`` (JSON
+      tool calls).
 
     ``reset(options={"task_id": "multi_turn_base_0"})`` plays one entry by its official id.
     """
@@ -67,11 +72,12 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
         max_steps_per_turn: int = MAXIMUM_STEP_LIMIT,
         strict_irrelevance: bool = False,
         official_filler: str | None = None,
+        action_format: str = "python",
         render_mode: str | None = None,
     ) -> None:
         if official_filler is not None:
             long_context.load_official_filler(official_filler)
-        domain = self.domain_class(max_steps_per_turn, strict_irrelevance)
+        domain = self.domain_class(max_steps_per_turn, strict_irrelevance, action_format)
         super().__init__(domain, categories, data_dir, render_mode)
 
 
@@ -96,7 +102,9 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
     call step, the agent's calls and their results). ``info["messages"]`` at reset is the same as chat.
 
     ## Action space
-    ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` or text that ends the turn.
+    ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` (or JSON tool calls with
+    ``action_format="json"``), or text that ends the turn; the replayed earlier turns are written in the
+    same format.
 
     ## Rewards
     0.0 until the turn ends; then 1.0 if it passed the official state and response checks, else 0.0. The

@@ -3,7 +3,8 @@
 Each action is the model's text for one step. Text that decodes to calls (``[f(a=1), g()]``, decoded by the
 safe single-turn decoder, never executed as code) runs the calls on the entry's backends; their results
 come back as ``tool`` messages and the model steps again. Text that decodes to no call (plain text, ``[]``,
-anything the decoder refuses) ends the model's turn: the turn is judged by the official checker (state and
+anything the decoder refuses) ends the model's turn (with ``action_format="json"`` the calls are JSON tool
+calls, decoded by the single-turn JSON decoder): the turn is judged by the official checker (state and
 responses, see :mod:`.checker`) and the next user turn is shown, or the episode ends after the last turn.
 As officially, a turn may hold at most ``max_steps_per_turn + 1`` call steps: the step after the limit is
 passed force-terminates the entry (a failure, ``multi_turn:force_terminated``) unless it happens in the last
@@ -15,13 +16,21 @@ GenEnv paper's per-turn protocol).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 
 from genenv_gym.domain import Episode, StepResult
 from genenv_gym.envs.bfcl.decode import DecodeError
-from genenv_gym.envs.bfcl_multiturn.calls import decode_calls, make_instances, render_call, run_call
+from genenv_gym.envs.bfcl_multiturn.calls import (
+    check_action_format,
+    decode_calls,
+    make_instances,
+    render_call,
+    render_calls,
+    run_call,
+)
 from genenv_gym.envs.bfcl_multiturn.checker import EntryVerdict, TurnChecker, irrelevance_check
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
 from genenv_gym.task import Task, thaw
@@ -49,6 +58,8 @@ class MultiTurnEpisode(Episode):
         self.question: list[list[dict[str, str]]] = evaluation["question"]
         self.holdout: dict[str, list[dict]] = evaluation.get("holdout", {})
         self.long_context = bool(evaluation.get("long_context", False))
+        #: ``"python"`` (``[f(a=1)]``) or ``"json"`` (JSON tool calls): how actions are read and written.
+        self.action_format = check_action_format(evaluation.get("action_format", "python"))
         self.max_steps_per_turn = max_steps_per_turn
         self.strict_irrelevance = strict_irrelevance
         self.instances = make_instances(
@@ -59,7 +70,9 @@ class MultiTurnEpisode(Episode):
         self.steps_in_turn = 0
         self.turn_results: list[list[str]] = []
         self.model_turns: list[list[list[str]]] = []
-        self.messages = first_messages(turn_messages(0, self.question, self.holdout), thaw(task.tools))
+        self.messages = first_messages(
+            turn_messages(0, self.question, self.holdout), thaw(task.tools), self.action_format
+        )
         super().__init__(task, render_messages(self.messages))
 
     @property
@@ -76,7 +89,7 @@ class MultiTurnEpisode(Episode):
         else:
             text = action
             try:
-                calls = decode_calls(action)
+                calls = decode_calls(action, self.action_format)
             except DecodeError as error:
                 why = str(error)
         self.messages.append({"role": "assistant", "content": text})
@@ -151,14 +164,19 @@ class MultiTurnEpisode(Episode):
         """The current turn's ground-truth calls as one step, then a text reply that ends the turn."""
         truth = self.checker.truth.turns[self.turn] if self.turn < self.num_turns else []
         if truth and not self.turn_results:
-            return "[" + ", ".join(render_call(call) for call in truth) + "]"
+            return render_calls(truth, self.action_format)
         return ORACLE_DONE if truth else ORACLE_MISSING
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A call of a random documented function without arguments, or a text reply."""
         names = [t["name"] for t in thaw(self.task.tools) if isinstance(t, dict) and "name" in t]
         if names and rng.random() < 0.5:
-            return f"[{names[int(rng.integers(len(names)))]}()]"
+            name = names[int(rng.integers(len(names)))]
+            return (
+                json.dumps([{"name": name, "arguments": {}}])
+                if self.action_format == "json"
+                else f"[{name}()]"
+            )
         return "Okay."
 
 

@@ -44,6 +44,14 @@ ENV_ENTRIES: list[EnvEntry] = [
         "ground truth of the earlier turns, official per-turn checker",
         {"categories": ["multi_turn_long_context"]},
     ),
+    EnvEntry(
+        "GenEnv-Sim-BFCL-MultiTurn-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "new BFCL multi-turn entries at 10 levels (random backend states, plans of documented calls executed "
+        "on fresh backends, missing parameters / functions and long context at the top levels), official "
+        "checker, at the agent's skill",
+        {"domain": "bfcl_multiturn"},
+    ),
 ]
 
 DOMAINS: dict[str, str] = {

@@ -5,7 +5,8 @@ Python hint the official loader adds); each later turn appends its user message(
 user message: the official loop sends the held-out docs (as Python renders the list of doc dicts, without the
 hint, which the loader adds only to the docs listed from the start) followed by "I have updated some more
 functions you can choose from. What about now?". After each call step the model's text is an assistant
-message and every call's result a ``tool`` message named by the call.
+message and every call's result a ``tool`` message named by the call. With ``action_format="json"`` the
+system prompt asks for JSON tool calls (the single-turn env's JSON wording) instead of ``[f(a=1)]``.
 """
 
 from __future__ import annotations
@@ -23,17 +24,20 @@ ADDITIONAL_FUNCTIONS = "I have updated some more functions you can choose from. 
 
 
 @lru_cache(maxsize=256)
-def _system_prompt(functions_json: str) -> str:
+def _system_prompt(functions_json: str, action_format: str = "python") -> str:
     """The system prompt for a JSON list of docs (cached: entries share their class combinations)."""
-    return system_prompt(language_processed_functions(json.loads(functions_json), "python"))
+    return system_prompt(language_processed_functions(json.loads(functions_json), "python"), action_format)
 
 
 def first_messages(
-    question: Sequence[Mapping[str, str]], functions: Sequence[Mapping[str, Any]]
+    question: Sequence[Mapping[str, str]],
+    functions: Sequence[Mapping[str, Any]],
+    action_format: str = "python",
 ) -> list[dict[str, str]]:
     """The system prompt with the function docs, merged with the first turn's messages (a system turn
-    there is appended to the prompt, as officially)."""
-    prompt = _system_prompt(json.dumps([dict(f) for f in functions]))
+    there is appended to the prompt, as officially). With ``action_format="json"`` the prompt asks for
+    JSON tool calls, as the single-turn env's JSON prompt does."""
+    prompt = _system_prompt(json.dumps([dict(f) for f in functions]), action_format)
     messages = [dict(m) for m in question]
     if messages and messages[0].get("role") == "system":
         messages[0]["content"] = prompt + "\n\n" + messages[0]["content"]
