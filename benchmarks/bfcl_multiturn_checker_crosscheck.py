@@ -10,7 +10,11 @@ error type). The runs:
 - ``insert_call``: a random call of the entry inserted at a random place of a random non-empty turn;
 - ``reverse_turn``: a random non-empty turn's calls in reverse order;
 - ``move_to_previous``: a random non-empty turn's calls made at the end of the turn before (entries whose
-  only non-empty turn is the first are skipped).
+  only non-empty turn is the first are skipped);
+- ``skip_turn``: a random non-empty turn answered without any call;
+- ``premature_answer``: a random turn of two or more calls answered after its first call only;
+- ``alter_value``: one argument value of one call changed (the first quoted string gets ``_x`` appended, else
+  the first number is increased by one; entries with no literal are skipped).
 
 A mutated turn with more than one call is played as two call steps (its first call, then the rest). Our side
 runs on the official long-context filler read from the same wheel (``long_context.load_official_filler``),
@@ -29,6 +33,7 @@ The exit status is 1 when any verdict differs, 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import json
 import random
@@ -46,7 +51,15 @@ from genenv_gym.envs.bfcl_multiturn.data import CATEGORIES, load_entries
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "benchmarks"
 FILLER = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/long_context.py"
-MUTATIONS = ("drop_call", "insert_call", "reverse_turn", "move_to_previous")
+MUTATIONS = (
+    "drop_call",
+    "insert_call",
+    "reverse_turn",
+    "move_to_previous",
+    "skip_turn",
+    "premature_answer",
+    "alter_value",
+)
 RUNS = ("ground_truth", *MUTATIONS)
 
 Turns = list[list[str]]
@@ -74,10 +87,32 @@ def _non_empty(turns: Turns) -> list[int]:
     return [i for i, turn in enumerate(turns) if turn]
 
 
+def _altered(call: str) -> str:
+    """``call`` with its first string argument extended by ``_x``, else its first number plus one."""
+    try:
+        tree = ast.parse(call, mode="eval")
+    except SyntaxError:
+        return call
+    constants = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and not isinstance(n.value, bool)]
+    strings = [n for n in constants if isinstance(n.value, str)]
+    numbers = [n for n in constants if isinstance(n.value, int | float)]
+    if strings:
+        strings[0].value += "_x"
+    elif numbers:
+        numbers[0].value += 1
+    else:
+        return call
+    return ast.unparse(tree)
+
+
 def mutate(truth: Turns, kind: str, rng: random.Random) -> Turns | None:
     """The ground truth changed by one mutation of ``kind``; None when the entry has no place for it."""
     turns = [list(turn) for turn in truth]
     choices = [i for i in _non_empty(turns) if i > 0 or kind != "move_to_previous"]
+    if kind == "premature_answer":
+        choices = [i for i in choices if len(turns[i]) >= 2]
+    if kind == "alter_value":
+        choices = [i for i in choices if any(_altered(call) != call for call in turns[i])]
     if not choices:
         return None
     i = rng.choice(choices)
@@ -91,6 +126,13 @@ def mutate(truth: Turns, kind: str, rng: random.Random) -> Turns | None:
     elif kind == "move_to_previous":
         turns[i - 1] += turns[i]
         turns[i] = []
+    elif kind == "skip_turn":
+        turns[i] = []
+    elif kind == "premature_answer":
+        turns[i] = turns[i][:1]
+    elif kind == "alter_value":
+        j = rng.choice([j for j, call in enumerate(turns[i]) if _altered(call) != call])
+        turns[i][j] = _altered(turns[i][j])
     else:
         raise ValueError(f"unknown mutation {kind!r}")
     return turns
