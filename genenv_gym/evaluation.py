@@ -135,8 +135,8 @@ class EvalReport:
             count = sum(self.reference_failures.values())
             where = ", ".join(f"{c} {n}" for c, n in self.reference_failures.items())
             rows.append(
-                f"note: {count} of these tasks ({where}) have a reference answer that the official metric "
-                "itself rejects, so no agent passes them as officially scored (the oracle included); "
+                f"note: {count} of these tasks ({where}) have a reference answer that the metric in use "
+                "itself rejects, so no agent passes them as scored (the oracle included); "
                 "the list and the reasons: docs/benchmark_defects.md"
             )
         return "\n".join(rows)
@@ -455,6 +455,7 @@ def _batched_episodes(
                         "reward": state["reward"],
                         "steps": len(state["actions"]),
                         "error_type": info.get("error_type"),
+                        "metrics": dict(info.get("metrics") or {}),
                         "actions": state["actions"],
                     },
                 )

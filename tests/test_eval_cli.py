@@ -144,3 +144,25 @@ def test_batched_llm_episodes_match_one_at_a_time(fixtures, tmp_path):
     assert many.to_dict()["passed"] == one.to_dict()["passed"] and many.episodes == 14
     assert 0 < many.overall < 1
     assert sorted(r["index"] for r in read_results(results)) == list(range(14))
+
+
+def test_batched_llm_episodes_keep_the_per_episode_metrics(fixtures, tmp_path):
+    """Summaries built from info['metrics'] (TravelPlanner's rates) are the same batched or not."""
+    server = FakeLLMServer()
+    day = {"days": 1, "current_city": "from Millbrook to Harborview", "transportation": "-"}
+    day |= {"breakfast": "-", "attraction": "-", "lunch": "-", "dinner": "-", "accommodation": "-"}
+
+    def reply(body):
+        choice = {"index": 0, "message": {"role": "assistant", "content": json.dumps([day])}}
+        choice["finish_reason"] = "stop"
+        return {"id": "c", "object": "chat.completion", "model": body["model"], "choices": [choice]}
+
+    server.handlers["/v1/chat/completions"] = reply
+    agent = f"openai:m@{server.url}"
+    try:
+        one = evaluate("GenEnv-TravelPlanner-v0", agent, show_progress=False)
+        many = evaluate("GenEnv-TravelPlanner-v0", agent, show_progress=False, batch_size=4)
+    finally:
+        server.close()
+    assert one.summary and many.summary == one.summary
+    assert one.summary["Delivery Rate"] == 1.0

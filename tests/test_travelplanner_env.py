@@ -41,7 +41,7 @@ def test_fixture_oracle_scores_one_in_both_formats_and_the_prompt_holds_the_quer
     obs, info = env.reset(options={"task_id": "train/1"})
     assert obs.endswith("Travel Plan:") and "Plan a 3-day trip for one person from Harborview" in obs
     assert "Given information: []\nQuery: " in obs and "Current City: from Oakridge to Lakeside" in obs
-    assert info["messages"] == [{"role": "user", "content": obs}] and info["category"] == "hard"
+    assert info["messages"] == [{"role": "user", "content": obs}] and info["category"] == "hard-3day"
     oracle = env.unwrapped.episode.oracle_action()
     assert oracle.startswith("Day 1:\nCurrent City: from Harborview to Millbrook\n")
     reward, info = play(env, "train/1", oracle)
@@ -105,7 +105,7 @@ Enjoy your trip!"""
 
 
 def test_mutations_fail_the_expected_constraint() -> None:
-    env = make()
+    env = make(reward_mode="final_pass")
     env.reset(options={"task_id": "train/1"})
     plan = gold(env)
 
@@ -201,7 +201,9 @@ def test_real_45_train_gold_plans_score_one(shared_data_dir) -> None:
     env = gym.make(ENV_ID, data_dir=str(shared_data_dir))
     tasks = env.unwrapped.tasks
     assert len(tasks) == 45 and tasks[0].id == "train/1" and tasks[-1].id == "train/45"
-    assert {t.category for t in tasks} == {"easy", "medium", "hard"}
+    assert {t.category for t in tasks} == {
+        f"{lv}-{d}day" for lv in ("easy", "medium", "hard") for d in (3, 5, 7)
+    }
     oracle, metrics = OracleAgent(env), []
     for task in tasks:
         obs, info = env.reset(options={"task_id": task.id})

@@ -191,7 +191,7 @@ def test_aggregate_uses_the_official_denominators() -> None:
     }
     assert aggregate([])["Final Pass Rate"] == 0.0
     with pytest.raises(ValueError, match="scoring"):
-        evaluate_plan(FIXTURE_ROW, [], Database(), scoring="corrected")
+        evaluate_plan(FIXTURE_ROW, [], Database(), scoring="lenient")
 
 
 # --- real data ----------------------------------------------------------------------------------------

@@ -4,6 +4,10 @@ Each check takes the parsed query (``plan_parsing.parse_query``), the plan (a li
 passed ``plan_parsing.check_plan``) and the ``Sandbox``; it returns ``(passed, reason)`` and raises
 ``OfficialCrash`` where the official function raises. All checks read only the first ``days`` entries.
 
+Each check also takes ``fixes``, the corrected-scoring deviations in force (``evaluate.DEVIATIONS``;
+empty in official scoring): ``attraction_last_entry``, ``stay_day_city_name``,
+``absent_ratio_plan_fields`` and ``minimum_nights_first_row`` change the quirks below.
+
 Official quirks kept on purpose (they decide the official numbers):
 - on a stay day (``current_city`` without ``from``) the current-city check iterates the *characters* of
   the city name: each must occur in the transportation text, any one in a meal or attraction, and the
@@ -17,12 +21,16 @@ Official quirks kept on purpose (they decide the official numbers):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from genenv_gym.envs.travelplanner.plan_parsing import (
     MEALS,
+    NO_FIXES,
+    PLAN_FIELDS,
     UNUSED_DAY,
+    Fixes,
     OfficialCrash,
+    attraction_entries,
     before_parenthesis,
     blank,
     filled,
@@ -69,7 +77,7 @@ def _route_sequence_ok(cities: list[str]) -> bool:
     return True
 
 
-def reasonable_city_route(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def reasonable_city_route(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Reasonable City Route] Starts at ``org``, returns to it, valid cities, each visited in one stretch."""
     cities: list[str] = []
     for i in _days(query, plan):
@@ -96,7 +104,7 @@ def reasonable_city_route(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return OK
 
 
-def diverse_restaurants(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def diverse_restaurants(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Diverse Restaurants] No meal entry (the raw text) appears twice."""
     seen: set = set()
     for i in _days(query, plan):
@@ -109,20 +117,22 @@ def diverse_restaurants(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return OK
 
 
-def diverse_attractions(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def diverse_attractions(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Diverse Attractions] No ``;``-terminated attraction entry appears twice."""
     seen: set[str] = set()
     for i in _days(query, plan):
         value = plan[i].get("attraction")
         if filled(value):
-            for attraction in value.split(";")[:-1]:
+            for attraction in attraction_entries(value, fixes):
                 if attraction in seen:
                     return False, f"The attraction '{attraction}' in day {i + 1} is repeated."
                 seen.add(attraction)
     return OK
 
 
-def non_conflicting_transportation(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def non_conflicting_transportation(
+    query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES
+) -> Result:
     """[Non-conf. Transportation] Day 1 has transportation; no self-driving together with flight or taxi."""
     if not filled(_field(plan[0], "transportation", 0)):
         return False, "The transportation in day 1 should not be empty."
@@ -136,13 +146,20 @@ def non_conflicting_transportation(query: dict, plan: list, sandbox: Sandbox) ->
     return OK
 
 
-def within_current_city(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def within_current_city(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Within Current City] Transportation, meals, attractions and accommodation name the day's cities."""
     for i in _days(query, plan):
         day = plan[i]
         route = route_cities(day["current_city"], i + 1)
-        # On a stay day the official code iterates the city name's characters (see module docstring).
-        places = list(route) if route is not None else before_parenthesis(day["current_city"])
+        # On a stay day the official code iterates the city name's characters (see module docstring);
+        # the ``stay_day_city_name`` fix compares the whole name.
+        if route is not None:
+            places: Sequence[str] = list(route)
+        elif "stay_day_city_name" in fixes:
+            name = before_parenthesis(day["current_city"]).strip()
+            places = [name] if name else []
+        else:
+            places = before_parenthesis(day["current_city"])
         transportation = day.get("transportation")
         if filled(transportation) and any(place not in transportation for place in places):
             return False, f"The transportation in day {i + 1} is invalid city choice."
@@ -152,7 +169,7 @@ def within_current_city(query: dict, plan: list, sandbox: Sandbox) -> Result:
                 return False, f"The {meal} in day {i + 1} is invalid city choice."
         attraction = day.get("attraction")
         if filled(attraction):
-            for entry in attraction.split(";")[:-1]:
+            for entry in attraction_entries(attraction, fixes):
                 if not any(place in entry for place in places):
                     return False, f"The attraction in day {i + 1} is invalid city choice."
         accommodation = day.get("accommodation")
@@ -164,7 +181,7 @@ def within_current_city(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return OK
 
 
-def within_sandbox(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def within_sandbox(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Within Sandbox] Every flight, road trip, restaurant, attraction and accommodation exists."""
     for i in _days(query, plan):
         day = plan[i]
@@ -201,7 +218,7 @@ def within_sandbox(query: dict, plan: list, sandbox: Sandbox) -> Result:
                 return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
         attraction = day.get("attraction")
         if filled(attraction):
-            for entry in attraction.split(";")[:-1]:
+            for entry in attraction_entries(attraction, fixes):
                 if not sandbox.attractions_named(*name_and_city(entry)):
                     return False, f"The attraction {entry} in day {i + 1} is invalid in the sandbox."
         accommodation = day.get("accommodation")
@@ -210,7 +227,7 @@ def within_sandbox(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return OK
 
 
-def minimum_nights(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def minimum_nights(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Minimum Nights Stay] Each run of equal accommodation entries lasts at least its minimum nights."""
     stays: list[list] = []
     for i in _days(query, plan):
@@ -225,7 +242,8 @@ def minimum_nights(query: dict, plan: list, sandbox: Sandbox) -> Result:
         if blank(value):
             continue
         rows = sandbox.accommodations_named(*name_and_city(value))
-        if len(rows) == 1 and nights < rows[0]["minimum nights"]:
+        checked = bool(rows) if "minimum_nights_first_row" in fixes else len(rows) == 1
+        if checked and nights < rows[0]["minimum nights"]:
             return False, f"The accommodation {value} do not obey the minumum nights rule."
     return OK
 
@@ -250,7 +268,7 @@ def _valid_city_number(query: dict, plan: list) -> bool:
     return len(cities) == query["visiting_city_number"]
 
 
-def complete_information(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def complete_information(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Complete Information] Right days and cities, all keys, required fields set, >= 50 % filled."""
     if not _valid_days(query, plan):
         return False, "Invalid Days"
@@ -274,7 +292,10 @@ def complete_information(query: dict, plan: list, sandbox: Sandbox) -> Result:
             return False, f"No accommodation in day {i + 1} is not allowed."
         if any(blank(day[meal]) for meal in MEALS) and "from " not in city:
             return False, f"No meal in day {i + 1} is not allowed."
-        filled_count += sum(1 for value in day.values() if filled(value))
+        if "absent_ratio_plan_fields" in fixes:
+            filled_count += sum(1 for key in PLAN_FIELDS[1:] if filled(day[key]))
+        else:
+            filled_count += sum(1 for value in day.values() if filled(value))
     needed = 6 * query["days"]
     if needed == 0:
         raise OfficialCrash("a query with 0 days divides by zero")
@@ -284,7 +305,7 @@ def complete_information(query: dict, plan: list, sandbox: Sandbox) -> Result:
 
 
 #: Official key -> check, in the order the official ``evaluation`` calls them.
-CHECKS: dict[str, Callable[[dict, list, Sandbox], Result]] = {
+CHECKS: dict[str, Callable[[dict, list, Sandbox, Fixes], Result]] = {
     "is_reasonable_visiting_city": reasonable_city_route,
     "is_valid_restaurants": diverse_restaurants,
     "is_valid_attractions": diverse_attractions,

@@ -2,9 +2,12 @@
 
 A task is one query of a split file (``<data dir>/travelplanner/<split>.jsonl`` or ``<split>.csv`` in the
 HF column layout, with ``reference_information``). The agent reads the sole-planning prompt and answers
-with a plan (``action.parse_plan``); ``evaluate.evaluate_plan`` grades it; the reward is the official final
-pass. Each step's ``info["metrics"]`` carries the per-constraint verdicts, from which ``summarize_metrics``
-rebuilds the official split-level rates with ``evaluate.aggregate``.
+with a plan (``action.parse_plan``); ``evaluate.evaluate_plan`` grades it (``scoring`` official or
+corrected); the reward is the fraction of applicable constraints passed (``reward_mode="dense"``) or the
+final pass (``"final_pass"``); success is always the final pass. A task's category is
+``<level>-<days>day`` (``easy-3day`` ... ``hard-7day``). Each step's ``info["metrics"]`` carries the
+per-constraint verdicts, from which ``summarize_metrics`` rebuilds the official split-level rates with
+``evaluate.aggregate``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from genenv_gym.envs.travelplanner.evaluate import (
     PlanVerdict,
     aggregate,
     evaluate_plan,
+    scoring_fixes,
 )
 from genenv_gym.envs.travelplanner.plan_parsing import gold_plan, parse_query
 from genenv_gym.envs.travelplanner.prompt import render_prompt
@@ -37,6 +41,11 @@ from genenv_gym.envs.travelplanner.sandbox import sandbox_for
 from genenv_gym.task import Task, thaw
 
 LEVELS = ("easy", "medium", "hard")
+#: Trip lengths of the benchmark's queries.
+DAY_COUNTS = (3, 5, 7)
+#: Categories: ``<level>-<days>day`` for every level and trip length.
+CATEGORIES = tuple(f"{level}-{days}day" for level in LEVELS for days in DAY_COUNTS)
+REWARD_MODES = ("dense", "final_pass")
 #: The query columns a task keeps for grading (the HF layout minus the plan and the reference text).
 QUERY_COLUMNS = (
     "org", "dest", "days", "visiting_city_number", "date", "people_number", "local_constraint", "budget",
@@ -118,6 +127,8 @@ def verdict_metrics(verdict: PlanVerdict) -> dict[str, Any]:
         else {key: result.passed for key, result in verdict.hard.items()},
         "hard_applicable": verdict.hard_applicable,
         "final_pass": verdict.passed,
+        "constraints_passed": verdict.constraints_passed,
+        "constraints_applicable": verdict.constraints_applicable,
     }
 
 
@@ -158,11 +169,16 @@ class TravelPlannerEpisode(SingleTurnEpisode):
         verdict = PlanVerdict(
             False, None, None, 1 + sum(v is not None for v in query["local_constraint"].values())
         )
-        result.info.update(_details(verdict, None))
+        result.info.update(_details(verdict, None, self.domain.reward_mode, self.domain.scoring))
         return result
 
 
-def _details(verdict: PlanVerdict, plan_format: str | None) -> dict[str, Any]:
+def category_of(level: str, days: int) -> str:
+    """A task's category: ``<level>-<days>day`` (e.g. ``easy-3day``)."""
+    return f"{level}-{days}day"
+
+
+def _details(verdict: PlanVerdict, plan_format: str | None, reward_mode: str, scoring: str) -> dict[str, Any]:
     def box(results: Mapping[str, ConstraintResult] | None) -> dict | None:
         if results is None:
             return None
@@ -175,6 +191,11 @@ def _details(verdict: PlanVerdict, plan_format: str | None) -> dict[str, Any]:
         "hard": box(verdict.hard),
         "reasons": verdict.reasons(),
         "total_cost": verdict.total_cost,
+        "final_pass": verdict.passed,
+        "constraints_passed": verdict.constraints_passed,
+        "constraints_applicable": verdict.constraints_applicable,
+        "reward_mode": reward_mode,
+        "scoring": scoring,
         "metrics": verdict_metrics(verdict),
     }
 
@@ -192,25 +213,35 @@ def _error_type(verdict: PlanVerdict) -> str | None:
 
 
 class TravelPlannerDomain(Domain):
-    """TravelPlanner's sole-planning mode on one split, graded by the official evaluator.
+    """TravelPlanner's sole-planning mode on one split, graded by the official (or corrected) evaluator.
 
-    Categories are the query levels (easy, medium, hard). ``split`` names the file
-    ``<data dir>/travelplanner/<split>.jsonl`` (or ``.csv``); rows without ``reference_information`` are
-    skipped, rows without ``annotated_plan`` load but have no oracle (``reference_failures`` lists them).
+    Categories are ``<level>-<days>day`` (``CATEGORIES``); ``load_tasks`` selects by those or by bare
+    levels (easy, medium, hard). ``split`` names the file ``<data dir>/travelplanner/<split>.jsonl`` (or
+    ``.csv``); rows without ``reference_information`` are skipped, rows without ``annotated_plan`` load but
+    have no oracle (``reference_failures`` lists them, and under ``scoring="corrected"`` also the annotated
+    plans the corrected evaluator rejects). ``reward_mode``: ``dense`` (fraction of applicable constraints
+    passed, ``PlanVerdict.dense_reward``) or ``final_pass`` (1.0 / 0.0); ``scoring``: ``official`` or
+    ``corrected`` (``evaluate.DEVIATIONS``).
     """
 
     name = "travelplanner"
     num_levels = len(LEVELS)
 
-    def __init__(self, split: str = "train") -> None:
+    def __init__(self, split: str = "train", reward_mode: str = "dense", scoring: str = "official") -> None:
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"unknown reward_mode {reward_mode!r}; expected one of {REWARD_MODES}")
+        scoring_fixes(scoring)  # raises ValueError for an unknown scoring
         self.split = split
+        self.reward_mode = reward_mode
+        self.scoring = scoring
+        self._tasks: list[Task] = []
         self.db: Database | None = None
         self._data_dir: str | None = None
         self._no_gold: dict[str, str] = {}
         self._routes: dict[tuple[str, str], list[dict]] | None = None
 
     def categories(self) -> tuple[str, ...]:
-        return LEVELS
+        return CATEGORIES
 
     def database(self) -> Database:
         """The sandbox database of the loaded data dir (the default data dir before any load)."""
@@ -219,9 +250,11 @@ class TravelPlannerDomain(Domain):
         return self.db
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        unknown = sorted(set(categories or ()) - set(LEVELS))
+        unknown = sorted(set(categories or ()) - set(LEVELS) - set(CATEGORIES))
         if unknown:
-            raise ValueError(f"unknown TravelPlanner levels {unknown}; choose from {list(LEVELS)}")
+            raise ValueError(
+                f"unknown TravelPlanner levels {unknown}; choose from {list(LEVELS)} or {list(CATEGORIES)}"
+            )
         path = split_file(self.split, data_dir)
         self._data_dir = data_dir
         self.db, self._routes = load_database(self.split, data_dir), None
@@ -231,8 +264,10 @@ class TravelPlannerDomain(Domain):
             if not reference:
                 continue
             task = self._task(row, index, reference)
-            if categories is None or task.category in categories:
+            level = str(task.evaluation["query"].get("level", ""))
+            if categories is None or task.category in categories or level in categories:
                 tasks.append(task)
+        self._tasks = tasks
         return tasks
 
     def _task(self, row: Mapping, index: int, reference: object) -> Task:
@@ -256,7 +291,7 @@ class TravelPlannerDomain(Domain):
                 "hard_constraints": sum(v is not None for v in parsed["local_constraint"].values()),
             },
             provenance=f"benchmark:{self.split}",
-            category=level,
+            category=category_of(level, parsed["days"]),
         )
 
     def render(self, task: Task) -> str:
@@ -266,12 +301,12 @@ class TravelPlannerDomain(Domain):
         plan, plan_format, reason = parse_plan(action)
         query = thaw(task.evaluation["query"])
         try:
-            verdict = evaluate_plan(query, plan, self.database())
+            verdict = evaluate_plan(query, plan, self.database(), self.scoring)
         except (
             Exception
         ) as exc:  # the evaluator never raises on plans; a last guard keeps bad input an outcome
             verdict = PlanVerdict(True, None, None, 1, error=f"the evaluator failed: {exc!r}")
-        details = _details(verdict, plan_format)
+        details = _details(verdict, plan_format, self.reward_mode, self.scoring)
         if not isinstance(action, str):
             return Verdict(0.0, False, "action_error:not_text", reason, details)
         if reason is not None:
@@ -280,7 +315,8 @@ class TravelPlannerDomain(Domain):
             error = None
         else:
             error = "; ".join(verdict.reasons())[:MAX_ERROR_CHARS] or "the plan did not pass"
-        return Verdict(1.0 if verdict.passed else 0.0, verdict.passed, _error_type(verdict), error, details)
+        reward = verdict.dense_reward if self.reward_mode == "dense" else float(verdict.passed)
+        return Verdict(reward, verdict.passed, _error_type(verdict), error, details)
 
     def validate(self, task: Task) -> list[str]:
         try:
@@ -292,7 +328,7 @@ class TravelPlannerDomain(Domain):
             problems.append("the query has no days")
         gold = task.evaluation.get("gold_plan")
         if gold is not None:
-            verdict = evaluate_plan(thaw(task.evaluation["query"]), thaw(gold), self.database())
+            verdict = evaluate_plan(thaw(task.evaluation["query"]), thaw(gold), self.database(), self.scoring)
             if not verdict.passed:
                 problems.append("the gold plan fails: " + "; ".join(verdict.reasons()))
         return problems
@@ -375,4 +411,18 @@ class TravelPlannerDomain(Domain):
         return summarize_plan_metrics(metrics)
 
     def reference_failures(self) -> Mapping[str, str]:
-        return dict(self._no_gold)
+        """Tasks without an annotated plan, and (corrected scoring) those whose annotated plan fails."""
+        failures = dict(self._no_gold)
+        if self.scoring != "official":
+            for task in self._tasks:
+                gold = task.evaluation.get("gold_plan")
+                if gold is None:
+                    continue
+                verdict = evaluate_plan(
+                    thaw(task.evaluation["query"]), thaw(gold), self.database(), self.scoring
+                )
+                if not verdict.passed:
+                    failures[task.id] = f"the annotated plan fails {self.scoring} scoring: " + "; ".join(
+                        verdict.reasons()
+                    )
+        return failures

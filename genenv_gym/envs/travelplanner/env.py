@@ -1,4 +1,4 @@
-"""The TravelPlanner benchmark env: sole planning, graded by the official evaluator."""
+"""The TravelPlanner benchmark env: sole planning, graded by the official (or corrected) evaluator."""
 
 from __future__ import annotations
 
@@ -30,10 +30,21 @@ class TravelPlannerEnv(BenchmarkEnv):
     delivered.
 
     ## Rewards
-    1.0 when the plan passes the official final pass (every commonsense and every set hard constraint),
-    else 0.0. ``info`` has ``delivered``, ``plan_format``, ``commonsense`` and ``hard`` (per official
-    constraint: ``passed`` and ``reason``; ``hard`` is None when the evaluator's gate was not passed),
-    ``reasons``, ``total_cost``, ``error_type`` (``not_delivered``, ``malformed_plan``,
+    ``reward_mode="dense"`` (default): the fraction of applicable constraints the plan passes,
+    ``constraints_passed / constraints_applicable``. The denominator is 8 (the commonsense constraints)
+    plus the hard constraints the query sets (budget always, plus each of house rule, cuisine, room type
+    and transportation the query sets): the official hard micro rate's share of this query. It does not
+    shrink when the evaluator's gate (complete information and within sandbox) keeps the hard constraints
+    from being evaluated: those count as not passed, so failing the gate never scores more than passing
+    it. The numerator counts the constraints whose verdict is a pass. A plan not delivered (or refused,
+    or one the official code would crash on) scores 0.0; a plan passing the final pass scores exactly 1.0.
+    ``reward_mode="final_pass"``: 1.0 when the plan passes the final pass (every commonsense and every set
+    hard constraint), else 0.0. In both modes ``info["success"]`` and ``info["final_pass"]`` are the final
+    pass (what ``genenv eval`` counts). ``info`` has ``delivered``, ``plan_format``, ``commonsense`` and
+    ``hard`` (per official constraint: ``passed`` and ``reason``; ``hard`` is None when the evaluator's
+    gate was not passed),
+    ``reasons``, ``total_cost``, ``final_pass``, ``constraints_passed``, ``constraints_applicable``,
+    ``reward_mode``, ``scoring``, ``error_type`` (``not_delivered``, ``malformed_plan``,
     ``commonsense:<key>``, ``hard:<key>``, ``action_error:not_text``, ``action_error:too_long``) and
     ``metrics``, from which ``genenv eval`` reports the official rates and ``paper_mean`` (the mean of the
     commonsense and hard micro and macro pass rates, the paper's Table 1 number).
@@ -42,7 +53,12 @@ class TravelPlannerEnv(BenchmarkEnv):
     Terminates after one step.
 
     ## Arguments
-    - ``levels``: query levels to play (``easy``, ``medium``, ``hard``; default all).
+    - ``levels``: query levels (``easy``, ``medium``, ``hard``) or categories (``easy-3day`` ...
+      ``hard-7day``) to play (default all). A task's category (``info["category"]``, the rows of
+      ``genenv eval``'s table) is ``<level>-<days>day``.
+    - ``reward_mode``: ``dense`` (default) or ``final_pass`` (see Rewards).
+    - ``scoring``: ``official`` (default; the official evaluator's verdicts, quirks included) or
+      ``corrected`` (every deviation of ``evaluate.DEVIATIONS``, each fixing one official defect).
     - ``split``: the split file ``<data dir>/travelplanner/<split>.jsonl`` (or ``.csv``) in the HF column
       layout, with ``reference_information`` (default ``train``).
     - ``data_dir``: data root holding ``travelplanner/`` (default ``$GENENV_DATA_DIR``).
@@ -57,5 +73,7 @@ class TravelPlannerEnv(BenchmarkEnv):
         split: str = "train",
         data_dir: str | None = None,
         render_mode: str | None = None,
+        reward_mode: str = "dense",
+        scoring: str = "official",
     ) -> None:
-        super().__init__(TravelPlannerDomain(split), levels, data_dir, render_mode)
+        super().__init__(TravelPlannerDomain(split, reward_mode, scoring), levels, data_dir, render_mode)

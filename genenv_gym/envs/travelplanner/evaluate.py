@@ -11,6 +11,9 @@ Reimplements OSU-NLP-Group/TravelPlanner ``evaluation/eval.py`` (with ``commonse
   set hard constraints, budget always set); macro = plans whose every non-None constraint passed, where a
   plan without hard verdicts fails both macros; final = plans passing both.
 
+``scoring="corrected"`` applies the named deviations of ``DEVIATIONS`` (each fixes one defect of the
+official code); the default ``"official"`` changes no verdict.
+
 Where the official code raises (and so scores nothing for the whole split), the plan here gets a failed
 verdict: ``error`` says why, the raising constraint fails with that reason, and no hard constraint is
 evaluated.
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 from genenv_gym.envs.travelplanner import commonsense, hard
 from genenv_gym.envs.travelplanner.database import Database
-from genenv_gym.envs.travelplanner.plan_parsing import OfficialCrash, check_plan, parse_query
+from genenv_gym.envs.travelplanner.plan_parsing import NO_FIXES, Fixes, OfficialCrash, check_plan, parse_query
 from genenv_gym.envs.travelplanner.sandbox import sandbox_for
 
 COMMONSENSE_KEYS = (
@@ -52,7 +55,23 @@ RATE_KEYS = (
     "Delivery Rate", "Commonsense Constraint Micro Pass Rate", "Commonsense Constraint Macro Pass Rate",
     "Hard Constraint Micro Pass Rate", "Hard Constraint Macro Pass Rate", "Final Pass Rate",
 )  # fmt: skip
-SCORINGS = ("official",)
+SCORINGS = ("official", "corrected")
+#: The corrected scoring's deviations from the official evaluator: name -> what it fixes.
+DEVIATIONS: dict[str, str] = {
+    "attraction_last_entry": "every ';'-separated attraction entry is checked, the last one too when it has "
+    "no trailing ';' (official: split(';')[:-1]); entries are stripped and blank or '-' entries skipped",
+    "stay_day_city_name": "on a stay day the current-city check compares the whole city name "
+    "(official: each character of the name)",
+    "transportation_case_insensitive": "the hard transportation rule ('no flight', 'no self-driving') "
+    "ignores case (official: 'Flight' / 'Self-driving' case-sensitive)",
+    "cuisine_all_meals": "the cuisine check skips a meal in the origin city and scans the day's other "
+    "meals (official: that meal ends the day's scan)",
+    "absent_ratio_plan_fields": "the complete-information 50 % rule counts only the six plan fields "
+    "(transportation, meals, attraction, accommodation) against 6 x days (official: every filled key "
+    "of a day, 'days' and 'current_city' included)",
+    "minimum_nights_first_row": "minimum nights are checked against the first matching accommodation row, "
+    "as cost, house rule and room type use it (official: only when the name matches exactly one row)",
+}
 
 
 @dataclass(frozen=True)
@@ -81,6 +100,31 @@ class PlanVerdict:
     days: int = 0
     error: str | None = None
     total_cost: float | None = None
+    scoring: str = "official"
+
+    @property
+    def constraints_applicable(self) -> int:
+        """The dense reward's denominator: 8 commonsense + the hard constraints the query sets.
+
+        The hard part is ``hard_applicable`` (budget always, plus each set local constraint) whether or
+        not the gate let the hard constraints be evaluated, as in the official hard micro rate.
+        """
+        return len(COMMONSENSE_KEYS) + self.hard_applicable
+
+    @property
+    def constraints_passed(self) -> int:
+        """The dense reward's numerator: commonsense and set hard constraints that passed; 0 for a plan
+        not delivered or one the official code raises on (``error`` set); a hard constraint not evaluated
+        because of the gate counts as not passed."""
+        if self.error:
+            return 0
+        boxes = (self.commonsense or {}, self.hard or {})
+        return sum(1 for box in boxes for result in box.values() if result.passed is True)
+
+    @property
+    def dense_reward(self) -> float:
+        """``constraints_passed / constraints_applicable`` in [0, 1]; 1.0 exactly when ``passed``."""
+        return 1.0 if self.passed else self.constraints_passed / self.constraints_applicable
 
     @property
     def commonsense_passed(self) -> bool:
@@ -115,18 +159,41 @@ def _hard_applicable(local_constraint: Mapping) -> int:
     return 1 + sum(1 for value in local_constraint.values() if value is not None)
 
 
-def evaluate_plan(query: Mapping, plan: object, db: Database, scoring: str = "official") -> PlanVerdict:
-    """Grade ``plan`` (a list of day dicts, or None / [] for no plan) for ``query`` (an HF query row).
-
-    Never raises on a bad plan: wrong types, missing keys and over-long fields give failed verdicts.
-    Raises ValueError for a malformed query or an unknown ``scoring``.
-    """
+def scoring_fixes(scoring: str = "official", deviations: Iterable[str] | None = None) -> Fixes:
+    """The deviations in force: none for ``official``; for ``corrected`` all of ``DEVIATIONS`` or the
+    named subset ``deviations``. Raises ValueError for an unknown scoring or deviation name."""
     if scoring not in SCORINGS:
         raise ValueError(f"unknown scoring {scoring!r}; expected one of {SCORINGS}")
+    if scoring == "official":
+        if deviations:
+            raise ValueError("deviations apply only to scoring='corrected'")
+        return NO_FIXES
+    chosen = frozenset(DEVIATIONS if deviations is None else deviations)
+    unknown = sorted(chosen - set(DEVIATIONS))
+    if unknown:
+        raise ValueError(f"unknown deviations {unknown}; expected some of {sorted(DEVIATIONS)}")
+    return chosen
+
+
+def evaluate_plan(
+    query: Mapping,
+    plan: object,
+    db: Database,
+    scoring: str = "official",
+    deviations: Iterable[str] | None = None,
+) -> PlanVerdict:
+    """Grade ``plan`` (a list of day dicts, or None / [] for no plan) for ``query`` (an HF query row).
+
+    ``scoring="official"`` reproduces the official evaluator; ``"corrected"`` applies every deviation of
+    ``DEVIATIONS`` (or only those named in ``deviations``). Never raises on a bad plan: wrong types,
+    missing keys and over-long fields give failed verdicts. Raises ValueError for a malformed query or an
+    unknown ``scoring`` or deviation.
+    """
+    fixes = scoring_fixes(scoring, deviations)
     q = parse_query(query)
     verdict = PlanVerdict(
         delivered=False, commonsense=None, hard=None, hard_applicable=_hard_applicable(q["local_constraint"]),
-        level=q["level"], days=q["days"],
+        level=q["level"], days=q["days"], scoring=scoring,
     )  # fmt: skip
     try:
         verdict.delivered = bool(plan)
@@ -143,7 +210,7 @@ def evaluate_plan(query: Mapping, plan: object, db: Database, scoring: str = "of
     plan = list(plan)
     box: dict[str, ConstraintResult] = {}
     for key, check in commonsense.CHECKS.items():
-        box[key] = _run(check, q, plan, sandbox)
+        box[key] = _run(check, q, plan, sandbox, fixes)
     verdict.commonsense = {key: box[key] for key in COMMONSENSE_KEYS}
     errors = [f"{key}: {result.reason}" for key, result in verdict.commonsense.items() if result.raised]
     if errors:
@@ -151,7 +218,7 @@ def evaluate_plan(query: Mapping, plan: object, db: Database, scoring: str = "of
         return verdict
     if not (box["is_not_absent"].passed and box["is_valid_information_in_sandbox"].passed):
         return verdict
-    verdict.hard = {key: _run(hard.CHECKS[key], q, plan, sandbox) for key in HARD_KEYS}
+    verdict.hard = {key: _run(hard.CHECKS[key], q, plan, sandbox, fixes) for key in HARD_KEYS}
     errors = [f"{key}: {result.reason}" for key, result in verdict.hard.items() if result.raised]
     if errors:
         verdict.error = "the official evaluator raises: " + "; ".join(errors)
@@ -160,9 +227,9 @@ def evaluate_plan(query: Mapping, plan: object, db: Database, scoring: str = "of
     return verdict
 
 
-def _run(check, query: dict, plan: list, sandbox) -> ConstraintResult:
+def _run(check, query: dict, plan: list, sandbox, fixes: Fixes) -> ConstraintResult:
     try:
-        passed, reason = check(query, plan, sandbox)
+        passed, reason = check(query, plan, sandbox, fixes)
     except OfficialCrash as exc:
         return ConstraintResult(False, str(exc), True)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:

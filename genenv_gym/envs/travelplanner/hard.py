@@ -2,8 +2,9 @@
 
 Computed as the official ``evaluation/hard_constraint.py`` does, on plans that passed the commonsense
 gate (delivered, ``is_not_absent`` and ``is_valid_information_in_sandbox`` true), so every day has all
-keys. Each check returns ``(passed, reason)``; ``(None, None)`` when the query does not set the
-constraint. Where a name matches several rows the first row (file order) is used.
+keys. Each check takes ``fixes``, the corrected-scoring deviations in force (``cuisine_all_meals`` and
+``transportation_case_insensitive`` act here), and returns ``(passed, reason)``; ``(None, None)`` when
+the query does not set the constraint. Where a name matches several rows the first row (file order) is used.
 
 Cost of a plan (``total_cost``), summed day by day in the official order:
 - flight: the first flight row with that number (cities not checked), ``Price * people``;
@@ -17,7 +18,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from genenv_gym.envs.travelplanner.plan_parsing import MEALS, OfficialCrash, filled, from_to, name_and_city
+from genenv_gym.envs.travelplanner.plan_parsing import (
+    MEALS,
+    NO_FIXES,
+    Fixes,
+    OfficialCrash,
+    filled,
+    from_to,
+    name_and_city,
+)
 from genenv_gym.envs.travelplanner.sandbox import Sandbox
 
 Result = tuple[bool | None, str | None]
@@ -79,7 +88,7 @@ def total_cost(query: dict, plan: list, sandbox: Sandbox) -> float:
     return total
 
 
-def budget(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def budget(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Budget] ``total_cost <= budget``."""
     cost = total_cost(query, plan, sandbox)
     return (
@@ -96,7 +105,7 @@ def _first_accommodations(query: dict, plan: list, sandbox: Sandbox):
                 yield i, rows[0]
 
 
-def house_rule(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def house_rule(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Room Rule] No accommodation's house rules forbid the requested thing."""
     rule = query["local_constraint"]["house rule"]
     if rule is None:
@@ -108,10 +117,11 @@ def house_rule(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return True, None
 
 
-def cuisine(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def cuisine(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Cuisine] Every requested cuisine is served by a meal outside ``org``.
 
-    Official quirk: a meal in ``org`` ends that day's scan, so the day's later meals are not counted.
+    Official quirk: a meal in ``org`` ends that day's scan, so the day's later meals are not counted;
+    the ``cuisine_all_meals`` fix skips that meal and scans the rest of the day.
     """
     wanted = query["local_constraint"]["cuisine"]
     if not wanted:
@@ -126,6 +136,8 @@ def cuisine(query: dict, plan: list, sandbox: Sandbox) -> Result:
                 continue
             name, city = name_and_city(value)
             if city == query["org"]:
+                if "cuisine_all_meals" in fixes:
+                    continue
                 break
             rows = sandbox.restaurants_named(name, city)
             if rows:
@@ -146,7 +158,7 @@ _ROOM_TYPE_RULES = {
 }
 
 
-def room_type(query: dict, plan: list, sandbox: Sandbox) -> Result:
+def room_type(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Room Type] Every accommodation has the requested room type."""
     wanted = query["local_constraint"]["room type"]
     if wanted is None:
@@ -158,8 +170,11 @@ def room_type(query: dict, plan: list, sandbox: Sandbox) -> Result:
     return True, None
 
 
-def transportation(query: dict, plan: list, sandbox: Sandbox) -> Result:
-    """[Transportation] ``no flight``: no "Flight" text; ``no self-driving``: no "Self-driving" text."""
+def transportation(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
+    """[Transportation] ``no flight``: no "Flight" text; ``no self-driving``: no "Self-driving" text.
+
+    Official: case-sensitive; the ``transportation_case_insensitive`` fix ignores case.
+    """
     rule = query["local_constraint"]["transportation"]
     if rule is None:
         return UNSET
@@ -170,13 +185,20 @@ def transportation(query: dict, plan: list, sandbox: Sandbox) -> Result:
     )
     for i in _days(query, plan):
         value = plan[i]["transportation"]
-        if banned is not None and filled(value) and banned in value:
+        if banned is not None and filled(value):
+            hit = (
+                banned.lower() in value.lower()
+                if "transportation_case_insensitive" in fixes
+                else banned in value
+            )
+            if not hit:
+                continue
             return False, f"The transportation should not be {rule}."
     return True, None
 
 
 #: Official key -> check.
-CHECKS: dict[str, Callable[[dict, list, Sandbox], Result]] = {
+CHECKS: dict[str, Callable[[dict, list, Sandbox, Fixes], Result]] = {
     "valid_cost": budget,
     "valid_room_rule": house_rule,
     "valid_cuisine": cuisine,

@@ -44,6 +44,11 @@ LOCAL_CONSTRAINT_KEYS = ("house rule", "cuisine", "room type", "transportation")
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)")
 
 
+#: The set of corrected-scoring deviations in force (see ``evaluate.DEVIATIONS``); empty = official.
+Fixes = frozenset[str]
+NO_FIXES: Fixes = frozenset()
+
+
 class OfficialCrash(Exception):
     """The official evaluator raises on this input; the message says where and why."""
 
@@ -83,6 +88,15 @@ def from_to(text: str) -> tuple[str | None, str | None]:
     """``(A, B)`` of the first ``from A to B`` in ``text``; ``(None, None)`` when there is none."""
     match = _FROM_TO.search(text)
     return (match.group(1), match.group(2)) if match else (None, None)
+
+
+def attraction_entries(value: str, fixes: Fixes = NO_FIXES) -> list[str]:
+    """The attraction entries of a field: officially ``value.split(';')[:-1]`` (raw strings, an entry
+    without a trailing ``;`` dropped); with the ``attraction_last_entry`` fix every ``;``-separated entry
+    that is not blank or ``-``, stripped."""
+    if "attraction_last_entry" not in fixes:
+        return value.split(";")[:-1]
+    return [entry.strip() for entry in value.split(";") if entry.strip() not in ("", "-")]
 
 
 def transport_kind(text: str) -> str | None:
