@@ -40,6 +40,41 @@ def group_advantages(rewards: Sequence[float], groups: Sequence[int], eps: float
     return out
 
 
+@dataclass(frozen=True)
+class GroupSignal:
+    """How much learning signal a batch of GRPO groups carries (the mechanism the alpha-curriculum targets).
+
+    A group whose samples all got the same reward has advantage 0 everywhere and teaches nothing.
+    ``reward_var`` is the mean within-group reward variance (population), ``p (1 - p)`` for 0/1 rewards:
+    the factor that bounds the policy-gradient estimator's second moment (GenEnv Prop. 1), maximal at 1/2.
+    """
+
+    groups: int
+    signal_groups: int
+    reward_var: float
+
+    @property
+    def share(self) -> float:
+        """The share of groups with a non-zero advantage (0 when there are no groups)."""
+        return self.signal_groups / self.groups if self.groups else 0.0
+
+
+def group_signal(rewards: Sequence[float], groups: Sequence[int]) -> GroupSignal:
+    """Count the groups with a non-zero ``group_advantages`` (at least 2 samples, unequal rewards)."""
+    if len(rewards) != len(groups):
+        raise ValueError(f"rewards ({len(rewards)}) and groups ({len(groups)}) must have the same length")
+    by_group: dict[int, list[float]] = {}
+    for reward, group in zip(rewards, groups, strict=True):
+        by_group.setdefault(int(group), []).append(float(reward))
+    signal, variances = 0, []
+    for values in by_group.values():
+        mean = sum(values) / len(values)
+        variances.append(sum((v - mean) ** 2 for v in values) / len(values))
+        signal += int(len(values) >= 2 and max(values) > min(values))
+    reward_var = sum(variances) / len(variances) if variances else 0.0
+    return GroupSignal(len(by_group), signal, reward_var)
+
+
 def low_var_kl(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:
     """The k3 estimator of ``KL(pi || ref)`` per token: ``exp(ref - logp) - (ref - logp) - 1``, clamped."""
     log_ratio = ref_logprobs - logprobs

@@ -43,7 +43,7 @@ from genenv_gym.task import Task
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
 from genenv_gym.train.config import TrainConfig
 from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
-from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
+from genenv_gym.train.grpo import group_advantages, group_signal, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
@@ -55,11 +55,13 @@ if TYPE_CHECKING:
 
 
 def make_domain(name: str) -> Domain:
-    """The domain by name: ``digits`` (the miniature's) or any registered one."""
-    if name == "digits":
-        from genenv_gym.envs.digits import DigitsDomain
+    """The domain by name: ``digits`` (the demo's) or a variant (``digits-wide``), or any registered one."""
+    from genenv_gym.envs.digits.domain import VARIANTS
 
-        return DigitsDomain()
+    if name in VARIANTS:
+        from genenv_gym.envs.digits import make_digits_domain
+
+        return make_digits_domain(name)
     from genenv_gym.registration import make_domain as registered
 
     return registered(name)
@@ -434,6 +436,7 @@ class Trainer:
             * self.cfg.agent.ppo_epochs,
             "d_train": len(self.d_train) + len(self.base_tasks),
             "d_env": len(self.d_env),
+            **self.mechanism_metrics(tasks, trajectories),
             **agent_stats,
             **{f"sim_{k}": v for k, v in sim_stats.items()},
         }
@@ -446,6 +449,36 @@ class Trainer:
             row.update(self.evaluate())
         row["seconds"] = time.perf_counter() - start
         return row
+
+    def mechanism_metrics(self, tasks: list[Task], trajectories: list[Trajectory]) -> dict[str, Any]:
+        """What the epoch's GRPO update could learn from, and from which tasks (reads no RNG).
+
+        ``signal_share``: share of the update's groups (tasks) with a non-zero advantage, over the same rows
+        ``grpo_update`` uses; ``reward_var``: their mean within-group reward variance (``p (1 - p)`` for 0/1
+        rewards); ``train_success``: success over all the epoch's samples (generated and replayed tasks);
+        ``train_level_counts``: trained tasks per difficulty level (index = level);
+        ``train_level_success``: success per level over those samples (None where no task was trained).
+        """
+        rows = [t for t in trajectories if t.token_ids and sum(t.mask) > 0]
+        signal = group_signal([t.reward for t in rows], [t.group for t in rows])
+        levels = self.domain.num_levels
+        counts = [0] * levels
+        for task in tasks:
+            if 0 <= task.level < levels:
+                counts[task.level] += 1
+        hits, tries = [0] * levels, [0] * levels
+        for t in trajectories:
+            if 0 <= t.task.level < levels:
+                hits[t.task.level] += int(t.success)
+                tries[t.task.level] += 1
+        return {
+            "signal_share": signal.share,
+            "signal_groups": signal.signal_groups,
+            "reward_var": signal.reward_var,
+            "train_success": float(np.mean([t.success for t in trajectories])) if trajectories else 0.0,
+            "train_level_counts": counts,
+            "train_level_success": [h / n if n else None for h, n in zip(hits, tries, strict=True)],
+        }
 
     # -------------------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Digits: a compact procedural domain (reverse a digit string) for the trainer's CPU miniature."""
 
-from genenv_gym.envs.digits.domain import DigitsDomain, DigitsEnv
+from genenv_gym.envs.digits.domain import VARIANTS, DigitsDomain, DigitsEnv, make_digits_domain
 
-__all__ = ["DigitsDomain", "DigitsEnv"]
+__all__ = ["VARIANTS", "DigitsDomain", "DigitsEnv", "make_digits_domain"]

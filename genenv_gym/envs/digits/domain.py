@@ -27,6 +27,15 @@ HELDOUT_SEED = 20251222
 HELDOUT_PER_LENGTH = 25
 
 
+#: Named variants (``run.domain``): keyword arguments of ``DigitsDomain``. ``digits`` is the demo's domain;
+#: ``digits-wide`` (the efficacy benchmark's) has lengths 1-10 (19 levels) and 100 held-out tasks per length
+#: (1,000), so that a fixed or uniform task distribution spends most samples on solved or hopeless tasks.
+VARIANTS: dict[str, dict[str, int]] = {
+    "digits": {},
+    "digits-wide": {"num_lengths": 10, "heldout_per_length": 100},
+}
+
+
 def _answer(digits: str) -> str:
     return " ".join(reversed(digits.split()))
 
@@ -126,6 +135,13 @@ class DigitsDomain(Domain):
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         length = len(str(task.evaluation["answer"]).split())
         return " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
+
+
+def make_digits_domain(name: str = "digits") -> DigitsDomain:
+    """The Digits domain of a named variant (``VARIANTS``); a ValueError lists the names."""
+    if name not in VARIANTS:
+        raise ValueError(f"unknown Digits variant {name!r}; variants: {sorted(VARIANTS)}")
+    return DigitsDomain(**VARIANTS[name])
 
 
 class DigitsEnv(BenchmarkEnv):
