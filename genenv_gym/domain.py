@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,28 @@ class Episode(ABC):
         self.done = True
         info = {"success": False, "error_type": error_type, "error": error}
         return StepResult(self.observation, 0.0, True, False, info)
+
+
+def replay_transcript(episode: Episode, action: object, unfinished: Verdict) -> Verdict:
+    """A multi-turn domain's verdict on a whole transcript: ``action`` is a JSON list of the agent's
+    step texts, played through ``episode``; ``unfinished`` when the list ends before the episode does."""
+    try:
+        actions = json.loads(action) if isinstance(action, str) else None
+    except (ValueError, RecursionError):
+        actions = None
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        return Verdict(
+            0.0, False, "action_error:not_a_transcript", "give a JSON list of the agent's step texts"
+        )
+    for item in actions:
+        result = episode.step(item)
+        if result.terminated or result.truncated:
+            info = dict(result.info)
+            success = bool(info.pop("success", False))
+            return Verdict(
+                result.reward, success, info.pop("error_type", None), info.pop("error", None), info
+            )
+    return unfinished
 
 
 class SingleTurnEpisode(Episode):

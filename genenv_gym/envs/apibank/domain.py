@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict
+from genenv_gym.domain import Domain, Verdict, replay_transcript
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
 from genenv_gym.envs.apibank.dialogue import DialogueEpisode
@@ -295,27 +295,8 @@ class APIBankDialogueDomain(_APIBankBase):
         return DialogueEpisode(task, self.world(), self.max_steps or 2 * non_user + 4)
 
     def verify(self, task: Task, action: str) -> Verdict:
-        try:
-            actions = json.loads(action) if isinstance(action, str) else None
-        except (ValueError, RecursionError):
-            actions = None
-        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-            return Verdict(
-                0.0, False, "action_error:not_a_transcript", "give a JSON list of the agent's actions"
-            )
-        episode = self.start_episode(task)
-        for item in actions:
-            result = episode.step(item)
-            if result.terminated or result.truncated:
-                info = dict(result.info)
-                return Verdict(
-                    result.reward,
-                    bool(info.pop("success", False)),
-                    info.pop("error_type", None),
-                    info.pop("error", None),
-                    info,
-                )
-        return Verdict(0.0, False, "effects_missing", "the transcript ended before the dialogue did")
+        unfinished = Verdict(0.0, False, "effects_missing", "the transcript ended before the dialogue did")
+        return replay_transcript(self.start_episode(task), action, unfinished)
 
     def oracle_action(self, task: Task) -> str:
         episode = self.start_episode(task)

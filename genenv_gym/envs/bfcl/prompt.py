@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _PERSONA = "You are an expert in composing functions."
@@ -101,7 +102,13 @@ def prompt_messages(
     action_format: str = "python",
 ) -> list[dict[str, str]]:
     """The chat a prompting model receives: the system prompt merged with any system turn, then the rest."""
-    prompt = system_prompt(language_processed_functions(functions, language), action_format)
+    return with_system_prompt(
+        system_prompt(language_processed_functions(functions, language), action_format), question
+    )
+
+
+def with_system_prompt(prompt: str, question: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    """``question``'s messages after ``prompt``, merged into a leading system turn as BFCL does."""
     messages = [dict(m) for m in question]
     if messages and messages[0].get("role") == "system":
         messages[0]["content"] = prompt + "\n\n" + messages[0]["content"]

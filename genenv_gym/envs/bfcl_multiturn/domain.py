@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict
+from genenv_gym.domain import Domain, Verdict, replay_transcript
 from genenv_gym.envs.bfcl_multiturn import data, generator, long_context
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
@@ -149,29 +149,10 @@ class BFCLMultiTurnDomain(Domain):
         return MultiTurnEpisode(task, self.max_steps_per_turn, self.strict_irrelevance)
 
     def verify(self, task: Task, action: str) -> Verdict:
-        try:
-            actions = json.loads(action) if isinstance(action, str) else None
-        except (ValueError, RecursionError):
-            actions = None
-        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-            return Verdict(
-                0.0, False, "action_error:not_a_transcript", "give a JSON list of the model's step texts"
-            )
-        episode = self.start_episode(task)
-        for item in actions:
-            result = episode.step(item)
-            if result.terminated or result.truncated:
-                info = dict(result.info)
-                return Verdict(
-                    result.reward,
-                    bool(info.pop("success", False)),
-                    info.pop("error_type", None),
-                    info.pop("error", None),
-                    info,
-                )
-        return Verdict(
+        unfinished = Verdict(
             0.0, False, "multi_turn:force_terminated", "the transcript ended before the last turn did"
         )
+        return replay_transcript(self.start_episode(task), action, unfinished)
 
     def validate(self, task: Task) -> list[str]:
         problems = []

@@ -16,7 +16,12 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from genenv_gym.envs.bfcl.prompt import language_processed_functions, render_messages, system_prompt
+from genenv_gym.envs.bfcl.prompt import (
+    language_processed_functions,
+    render_messages,
+    system_prompt,
+    with_system_prompt,
+)
 
 __all__ = ["ADDITIONAL_FUNCTIONS", "first_messages", "holdout_message", "render_messages", "turn_messages"]
 
@@ -37,13 +42,9 @@ def first_messages(
     """The system prompt with the function docs, merged with the first turn's messages (a system turn
     there is appended to the prompt, as officially). With ``action_format="json"`` the prompt asks for
     JSON tool calls, as the single-turn env's JSON prompt does."""
-    prompt = _system_prompt(json.dumps([dict(f) for f in functions]), action_format)
-    messages = [dict(m) for m in question]
-    if messages and messages[0].get("role") == "system":
-        messages[0]["content"] = prompt + "\n\n" + messages[0]["content"]
-    else:
-        messages.insert(0, {"role": "system", "content": prompt})
-    return messages
+    return with_system_prompt(
+        _system_prompt(json.dumps([dict(f) for f in functions]), action_format), question
+    )
 
 
 def holdout_message(docs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
