@@ -100,6 +100,16 @@ def replay_transcript(episode: Episode, action: object, unfinished: Verdict) -> 
     return unfinished
 
 
+def oracle_transcript(episode: Episode) -> str:
+    """The expert's whole transcript of ``episode`` (played to its end) as the JSON list that
+    ``replay_transcript`` reads."""
+    actions = []
+    while not episode.done:
+        actions.append(episode.oracle_action())
+        episode.step(actions[-1])
+    return json.dumps(actions)
+
+
 class SingleTurnEpisode(Episode):
     """The agent answers once; the verdict ends the episode."""
 

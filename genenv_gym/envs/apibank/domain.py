@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict, replay_transcript
+from genenv_gym.domain import Domain, Verdict, oracle_transcript, replay_transcript
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
 from genenv_gym.envs.apibank.dialogue import DialogueEpisode
@@ -299,12 +299,7 @@ class APIBankDialogueDomain(_APIBankBase):
         return replay_transcript(self.start_episode(task), action, unfinished)
 
     def oracle_action(self, task: Task) -> str:
-        episode = self.start_episode(task)
-        actions = []
-        while not episode.done:
-            actions.append(episode.oracle_action())
-            episode.step(actions[-1])
-        return json.dumps(actions)
+        return oracle_transcript(self.start_episode(task))
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         return json.dumps([self.start_episode(task).random_action(rng)])

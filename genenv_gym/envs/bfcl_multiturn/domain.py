@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict, replay_transcript
+from genenv_gym.domain import Domain, Verdict, oracle_transcript, replay_transcript
 from genenv_gym.envs.bfcl_multiturn import data, generator, long_context
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
@@ -206,12 +206,7 @@ class BFCLMultiTurnDomain(Domain):
         )
 
     def oracle_action(self, task: Task) -> str:
-        episode = self.start_episode(task)
-        actions = []
-        while not episode.done:
-            actions.append(episode.oracle_action())
-            episode.step(actions[-1])
-        return json.dumps(actions)
+        return oracle_transcript(self.start_episode(task))
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         return json.dumps([self.start_episode(task).random_action(rng)])
