@@ -12,41 +12,16 @@ the current directory path must be equal.
 
 from __future__ import annotations
 
-import copy
-import importlib.util
-import json
 import random
 import sys
 from pathlib import Path
 
-from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from bfcl_multiturn_official import DEFAULT_DATA, compare_sequences, load_official, real_configs, render
+
 from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem, tree_state
 from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 
 CLASS = "GorillaFileSystem"
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "bfcl"
-
-
-def load_official(path: str, module_name: str) -> object:
-    """Import an official backend module (its wheel root goes on sys.path for its imports)."""
-    source = Path(path).resolve()
-    sys.path.insert(0, str(source.parents[4]))
-    spec = importlib.util.spec_from_file_location(module_name, source)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def real_configs(data_dir: Path, cls: str) -> list[dict]:
-    """Every distinct ``initial_config[cls]`` of the multi-turn files in ``data_dir``."""
-    seen: dict[str, dict] = {}
-    for path in sorted(data_dir.glob("BFCL_v4_multi_turn_*.json")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                config = json.loads(line).get("initial_config", {}).get(cls)
-                if config is not None:
-                    seen.setdefault(json.dumps(config, sort_keys=True), config)
-    return list(seen.values())
 
 
 def _names(config: dict) -> list[str]:
@@ -95,41 +70,31 @@ def _random_call(rng: random.Random, names: list[str], local: list[str]) -> tupl
     return rng.choice(calls)
 
 
-def render(api: object, name: str, kwargs: dict) -> str:
-    """A call's result as the official loop renders it."""
-    try:
-        return format_result(getattr(api, name)(**kwargs))
-    except Exception as e:
-        return f"Error during execution: {e}"
-
-
 def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
     """Run seeded sequences on both; print mismatches and return their count."""
     module = load_official(path, "official_gorilla_file_system")
     load_official_filler(Path(path).with_name("long_context.py"))
     configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
-    bad = 0
+
+    def call_maker(config: dict):
+        names = _names(config)
+        return lambda rng, ours: _random_call(rng, names, list(ours._current_dir.contents))
+
+    def state_diff(official: object, ours: object) -> list[str]:
+        same_tree = tree_state(official.root) == tree_state(ours.root)
+        same_cwd = render(official, "pwd", {}) == render(ours, "pwd", {})
+        return [] if same_tree and same_cwd and official.long_context == ours.long_context else ["tree/cwd"]
+
     try:
-        for seed in range(sequences):
-            rng = random.Random(seed)
-            config = configs[seed % len(configs)] if seed % 10 else {}
-            long_context = seed % 2 == 1
-            official, ours = module.GorillaFileSystem(), GorillaFileSystem()
-            official._load_scenario(copy.deepcopy(config), long_context=long_context)
-            ours._load_scenario(config, long_context=long_context)
-            names = _names(config)
-            for step in range(length):
-                local = list(ours._current_dir.contents)
-                name, kwargs = _random_call(rng, names, local)
-                a, b = render(official, name, kwargs), render(ours, name, kwargs)
-                if a != b:
-                    bad += 1
-                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
-                same_tree = tree_state(official.root) == tree_state(ours.root)
-                same_cwd = render(official, "pwd", {}) == render(ours, "pwd", {})
-                if not (same_tree and same_cwd and official.long_context == ours.long_context):
-                    bad += 1
-                    print(f"seed {seed} step {step} STATE MISMATCH after {name}({kwargs})")
+        bad = compare_sequences(
+            module.GorillaFileSystem,
+            GorillaFileSystem,
+            lambda seed: configs[seed % len(configs)] if seed % 10 else {},
+            call_maker,
+            state_diff,
+            sequences=sequences,
+            length=length,
+        )
     finally:
         reset_filler()
     print(f"{sequences} sequences x {length} calls on {len(configs)} real configs: {bad} mismatches")

@@ -11,12 +11,17 @@ be equal.
 
 from __future__ import annotations
 
-import copy
 import random
 import sys
 from pathlib import Path
 
-from bfcl_multiturn_file_system_crosscheck import DEFAULT_DATA, load_official, real_configs, render
+from bfcl_multiturn_official import (
+    DEFAULT_DATA,
+    attribute_diff,
+    compare_sequences,
+    load_official,
+    real_configs,
+)
 
 from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.trading_bot import TradingBot
@@ -66,28 +71,17 @@ def main(path: str, data_dir: str | None = None, sequences: int = 400, length: i
     load_official_filler(Path(path).with_name("long_context.py"))
     configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
     configs += [{}, {"random_seed": 3, "authenticated": True, "market_status": "Open"}]
-    bad = 0
     try:
-        for seed in range(sequences):
-            rng = random.Random(seed)
-            config = configs[seed % len(configs)]
-            long_context = seed % 2 == 1
-            official, ours = module.TradingBot(), TradingBot()
-            official._load_scenario(copy.deepcopy(config), long_context=long_context)
-            ours._load_scenario(config, long_context=long_context)
-            for step in range(length):
-                name, kwargs = _random_call(rng, list(ours.orders))
-                a, b = render(official, name, kwargs), render(ours, name, kwargs)
-                if a != b:
-                    bad += 1
-                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
-                for attr in TradingBot.STATE_ATTRIBUTES:
-                    if getattr(official, attr) != getattr(ours, attr):
-                        bad += 1
-                        print(f"seed {seed} step {step} STATE MISMATCH {attr} after {name}({kwargs})")
-            if {k for k in vars(official) if not k.startswith("_")} != set(TradingBot.STATE_ATTRIBUTES):
-                bad += 1
-                print("public attributes differ from STATE_ATTRIBUTES")
+        bad = compare_sequences(
+            module.TradingBot,
+            TradingBot,
+            lambda seed: configs[seed % len(configs)],
+            lambda config: lambda rng, ours: _random_call(rng, list(ours.orders)),
+            attribute_diff(TradingBot.STATE_ATTRIBUTES),
+            sequences=sequences,
+            length=length,
+            public_attributes=TradingBot.STATE_ATTRIBUTES,
+        )
     finally:
         reset_filler()
     print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")

@@ -21,7 +21,13 @@ import re
 import sys
 from pathlib import Path
 
-from bfcl_multiturn_file_system_crosscheck import DEFAULT_DATA, load_official, real_configs, render
+from bfcl_multiturn_official import (
+    DEFAULT_DATA,
+    attribute_diff,
+    compare_sequences,
+    load_official,
+    real_configs,
+)
 
 from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.travel_api import TravelAPI
@@ -148,34 +154,31 @@ def main(path: str, data_dir: str | None = None, sequences: int = 400, length: i
     load_official_filler(Path(path).with_name("long_context.py"))
     configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
     configs += [{}, {"random_seed": 9, "budget_limit": 300.0}]
-    bad = 0
+
+    def restore_official_globals() -> None:
+        for name, value in pristine.items():
+            setattr(module, name, copy.deepcopy(value))
+
+    def call_maker(config: dict):
+        names = [
+            (config.get("user_first_name") or "Ann", config.get("user_last_name") or "Lee"),
+            ("Bo", "Kim"),
+        ]
+        return lambda rng, ours: _random_call(rng, ours, names)
+
     try:
-        for seed in range(sequences):
-            for name, value in pristine.items():
-                setattr(module, name, copy.deepcopy(value))
-            rng = random.Random(seed)
-            config = configs[seed % len(configs)]
-            long_context = seed % 2 == 1
-            official, ours = module.TravelAPI(), TravelAPI()
-            official._load_scenario(copy.deepcopy(config), long_context=long_context)
-            ours._load_scenario(config, long_context=long_context)
-            names = [
-                (config.get("user_first_name") or "Ann", config.get("user_last_name") or "Lee"),
-                ("Bo", "Kim"),
-            ]
-            for step in range(length):
-                name, kwargs = _random_call(rng, ours, names)
-                a, b = _normalise(render(official, name, kwargs)), render(ours, name, kwargs)
-                if a != b:
-                    bad += 1
-                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
-                for attr in TravelAPI.STATE_ATTRIBUTES:
-                    if getattr(official, attr) != getattr(ours, attr):
-                        bad += 1
-                        print(f"seed {seed} step {step} STATE MISMATCH {attr} after {name}({kwargs})")
-            if {k for k in vars(official) if not k.startswith("_")} != set(TravelAPI.STATE_ATTRIBUTES):
-                bad += 1
-                print("public attributes differ from STATE_ATTRIBUTES")
+        bad = compare_sequences(
+            module.TravelAPI,
+            TravelAPI,
+            lambda seed: configs[seed % len(configs)],
+            call_maker,
+            attribute_diff(TravelAPI.STATE_ATTRIBUTES),
+            sequences=sequences,
+            length=length,
+            public_attributes=TravelAPI.STATE_ATTRIBUTES,
+            normalise=_normalise,
+            before_sequence=restore_official_globals,
+        )
     finally:
         reset_filler()
     print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")

@@ -11,12 +11,17 @@ the same seeded calls; after every call the rendered results and all state attri
 
 from __future__ import annotations
 
-import copy
 import random
 import sys
 from pathlib import Path
 
-from bfcl_multiturn_file_system_crosscheck import DEFAULT_DATA, load_official, real_configs, render
+from bfcl_multiturn_official import (
+    DEFAULT_DATA,
+    attribute_diff,
+    compare_sequences,
+    load_official,
+    real_configs,
+)
 
 from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.vehicle_control import VehicleControlAPI
@@ -71,30 +76,17 @@ def main(path: str, data_dir: str | None = None, sequences: int = 400, length: i
     load_official_filler(Path(path).with_name("long_context.py"))
     configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
     configs += [{}, {"random_seed": 7, "fuelLevel": 49.0, "engineState": "running"}]
-    bad = 0
     try:
-        for seed in range(sequences):
-            rng = random.Random(seed)
-            config = configs[seed % len(configs)]
-            long_context = seed % 2 == 1
-            official, ours = module.VehicleControlAPI(), VehicleControlAPI()
-            official._load_scenario(copy.deepcopy(config), long_context=long_context)
-            ours._load_scenario(config, long_context=long_context)
-            for step in range(length):
-                name, kwargs = _random_call(rng)
-                a, b = render(official, name, kwargs), render(ours, name, kwargs)
-                if a != b:
-                    bad += 1
-                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
-                for attr in VehicleControlAPI.STATE_ATTRIBUTES + PRIVATE:
-                    if getattr(official, attr) != getattr(ours, attr):
-                        bad += 1
-                        print(f"seed {seed} step {step} STATE MISMATCH {attr} after {name}({kwargs})")
-            if {k for k in vars(official) if not k.startswith("_")} != set(
-                VehicleControlAPI.STATE_ATTRIBUTES
-            ):
-                bad += 1
-                print("public attributes differ from STATE_ATTRIBUTES")
+        bad = compare_sequences(
+            module.VehicleControlAPI,
+            VehicleControlAPI,
+            lambda seed: configs[seed % len(configs)],
+            lambda config: lambda rng, ours: _random_call(rng),
+            attribute_diff(VehicleControlAPI.STATE_ATTRIBUTES + PRIVATE),
+            sequences=sequences,
+            length=length,
+            public_attributes=VehicleControlAPI.STATE_ATTRIBUTES,
+        )
     finally:
         reset_filler()
     print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")
