@@ -7,9 +7,9 @@ import os
 
 import gymnasium as gym
 import pytest
+from multiturn_play import play, play_oracle
 
 import genenv_gym  # noqa: F401  (registers the ids)
-from genenv_gym.agents.scripted import OracleAgent
 from genenv_gym.envs.bfcl_multiturn.checker import EMPTY_TURN, FORCE_TERMINATED, STATE_MISMATCH
 from genenv_gym.envs.bfcl_multiturn.domain import BFCLMultiTurnDomain
 from genenv_gym.envs.bfcl_multiturn.prompt import ADDITIONAL_FUNCTIONS
@@ -27,26 +27,6 @@ IDS = {
 def make(env_id: str = "GenEnv-BFCL-MultiTurn-v0", **kwargs):
     kwargs.setdefault("data_dir", str(FIXTURES_DIR))
     return gym.make(env_id, **kwargs)
-
-
-def play(env, actions):
-    """Step through ``actions``; the last step's (obs, reward, terminated, truncated, info)."""
-    out = None
-    for action in actions:
-        out = env.step(action)
-    return out
-
-
-def play_oracle(env, task_id: str) -> tuple[float, dict]:
-    agent = OracleAgent(env)
-    obs, info = env.reset(options={"task_id": task_id})
-    total, done = 0.0, False
-    while not done:
-        obs, reward, terminated, truncated, step_info = env.step(agent.act(obs, info))
-        total += reward
-        done = terminated or truncated
-    assert terminated and not truncated
-    return total, step_info
 
 
 @pytest.mark.parametrize("env_id", list(IDS))

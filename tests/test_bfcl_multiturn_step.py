@@ -6,9 +6,9 @@ import json
 
 import gymnasium as gym
 import pytest
+from multiturn_play import play, play_oracle
 
 import genenv_gym  # noqa: F401  (registers the ids)
-from genenv_gym.agents.scripted import OracleAgent
 from genenv_gym.envs.bfcl_multiturn.calls import make_instances, parse_call_string, run_call
 from genenv_gym.envs.bfcl_multiturn.checker import (
     EMPTY_TURN,
@@ -30,26 +30,6 @@ ENTRY = "multi_turn_long_context_0"
 def make(**kwargs):
     kwargs.setdefault("data_dir", str(FIXTURES_DIR))
     return gym.make(ENV_ID, **kwargs)
-
-
-def play(env, actions):
-    """Step through ``actions``; the last step's (obs, reward, terminated, truncated, info)."""
-    out = None
-    for action in actions:
-        out = env.step(action)
-    return out
-
-
-def play_oracle(env, task_id: str) -> tuple[float, dict]:
-    agent = OracleAgent(env)
-    obs, info = env.reset(options={"task_id": task_id})
-    total, done = 0.0, False
-    while not done:
-        obs, reward, terminated, truncated, step_info = env.step(agent.act(obs, info))
-        total += reward
-        done = terminated or truncated
-    assert terminated and not truncated
-    return total, step_info
 
 
 def ground_truth_state(evaluation: dict, turns: int) -> dict:
