@@ -284,16 +284,24 @@ def _play(env: gym.Env, agent: _Agent | None, reset_args: dict[str, Any], action
         obs, reward, terminated, truncated, step_info = env.step(action)
         reward_sum += float(reward)
         done = terminated or truncated
+    return _episode_record(info, step_info, reward_sum, played)
+
+
+def _episode_record(
+    first_info: Mapping[str, Any], last_info: Mapping[str, Any], reward: float, actions: list[str]
+) -> dict[str, Any]:
+    """What an evaluation keeps of one finished episode (``first_info`` from its reset, ``last_info`` from
+    its last step): the task, the outcome, the per-episode metrics and the actions."""
     return {
-        "task_id": info.get("task_id"),
-        "category": str(info.get("category", "")),
-        "level": int(info.get("level", 0) or 0),
-        "success": bool(step_info.get("success")),
-        "reward": reward_sum,
-        "steps": len(played),
-        "error_type": step_info.get("error_type"),
-        "metrics": dict(step_info.get("metrics") or {}),
-        "actions": played,
+        "task_id": first_info.get("task_id"),
+        "category": str(first_info.get("category", "")),
+        "level": int(first_info.get("level", 0) or 0),
+        "success": bool(last_info.get("success")),
+        "reward": reward,
+        "steps": len(actions),
+        "error_type": last_info.get("error_type"),
+        "metrics": dict(last_info.get("metrics") or {}),
+        "actions": actions,
     }
 
 
@@ -443,22 +451,8 @@ def _batched_episodes(
             state["reward"] += float(reward)
             state["obs"], state["info"] = obs, info
             if terminated or truncated:
-                first = state["first"]
                 del active[slot]
-                yield (
-                    state["index"],
-                    {
-                        "task_id": first.get("task_id"),
-                        "category": str(first.get("category", "")),
-                        "level": int(first.get("level", 0) or 0),
-                        "success": bool(info.get("success")),
-                        "reward": state["reward"],
-                        "steps": len(state["actions"]),
-                        "error_type": info.get("error_type"),
-                        "metrics": dict(info.get("metrics") or {}),
-                        "actions": state["actions"],
-                    },
-                )
+                yield state["index"], _episode_record(state["first"], info, state["reward"], state["actions"])
 
 
 def _previous(
