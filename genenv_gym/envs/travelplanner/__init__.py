@@ -1,1 +1,1 @@
-"""TravelPlanner (OSU-NLP-Group): the sandbox database; no environment is registered yet."""
+"""TravelPlanner: the sandbox database, the official evaluator, sole planning, tool use, generated queries."""

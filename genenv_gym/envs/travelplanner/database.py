@@ -15,8 +15,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from genenv_gym.data_dir import MissingDataError, benchmark_file
 
@@ -115,3 +118,27 @@ class Database:
                 row["Price"], row["Distance"] = _num(row.get("Price")), _num(row.get("Distance"))
             db.flights_source = str(full)
         return db
+
+
+Built = TypeVar("Built")
+
+
+class PerDatabase(Generic[Built]):
+    """``build(db)`` once per ``Database`` object (by identity), dropped with the database.
+
+    The built object is reused for every later call with the same database, so do not mutate a
+    database after its first use.
+    """
+
+    def __init__(self, build: Callable[[Database], Built]) -> None:
+        self.build = build
+        self._cache: dict[int, tuple[weakref.ref, Built]] = {}
+
+    def __call__(self, db: Database) -> Built:
+        key = id(db)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0]() is db:
+            return cached[1]
+        built = self.build(db)
+        self._cache[key] = (weakref.ref(db, lambda _ref, key=key: self._cache.pop(key, None)), built)
+        return built

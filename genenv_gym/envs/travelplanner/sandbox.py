@@ -9,10 +9,9 @@ code uses one row it takes the first in file order. Indexes here are per city, i
 from __future__ import annotations
 
 import math
-import weakref
 from collections import defaultdict
 
-from genenv_gym.envs.travelplanner.database import Database
+from genenv_gym.envs.travelplanner.database import Database, PerDatabase
 from genenv_gym.envs.travelplanner.plan_parsing import OfficialCrash, before_parenthesis
 
 #: Cells pandas ``read_csv`` reads as NaN by default.
@@ -108,15 +107,5 @@ class Sandbox:
         return None
 
 
-_CACHE: dict[int, tuple[weakref.ref, Sandbox]] = {}
-
-
-def sandbox_for(db: Database) -> Sandbox:
-    """The ``Sandbox`` of ``db``, built once per ``Database`` object (do not mutate a db after use)."""
-    key = id(db)
-    cached = _CACHE.get(key)
-    if cached is not None and cached[0]() is db:
-        return cached[1]
-    sandbox = Sandbox(db)
-    _CACHE[key] = (weakref.ref(db, lambda _ref, key=key: _CACHE.pop(key, None)), sandbox)
-    return sandbox
+#: The ``Sandbox`` of a database, built once per ``Database`` object.
+sandbox_for: PerDatabase[Sandbox] = PerDatabase(Sandbox)
