@@ -16,7 +16,7 @@ from genenv_gym.agents.scripted import OracleAgent
 from genenv_gym.domain import Verdict
 from genenv_gym.llm_simulator import LLMSimulator, Target, TaskRejected, get_task_writer, unsafe_reasons
 from genenv_gym.llm_simulator.screening import strings_in
-from genenv_gym.llm_simulator.writer import require_keys, strict_json_object
+from genenv_gym.llm_simulator.writer import TASK_WRITERS, require_keys, strict_json_object
 from genenv_gym.registration import make_domain
 from genenv_gym.simulator import Outcome, Simulator
 from genenv_gym.skill import SkillTracker
@@ -418,3 +418,13 @@ def test_sim_env_with_a_tiny_llm_falls_back_to_valid_tasks():
     sim = env.unwrapped.simulator
     assert info["provenance"] == "procedural" and sim.stats.generated == 2 and sim.stats.fallback == 2
     assert sum(sim.stats.rejected.values()) == 2
+
+
+@pytest.mark.parametrize("domain_name", sorted(TASK_WRITERS))
+def test_every_registered_task_writer_builds_for_its_domain_and_writes_a_prompt(domain_name: str) -> None:
+    domain = make_domain(domain_name)
+    writer = get_task_writer(domain)
+    seeds = writer.seed_tasks(2, np.random.default_rng(0))
+    target = Target(0, domain.num_levels, 0.5, 0.5, 4.0, 0.5)
+    messages = writer.prompt(seeds, SkillTracker(domain.num_levels).estimate(), target)
+    assert messages and all(m["role"] in ("system", "user") and m["content"] for m in messages)

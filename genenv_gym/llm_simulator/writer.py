@@ -25,8 +25,11 @@ from genenv_gym.task import Task
 
 #: Domain name -> "module:Class" of its TaskWriter (imported only when a simulator needs it).
 TASK_WRITERS: dict[str, str] = {
+    "apibank": "genenv_gym.envs.apibank.task_writer:APIBankTaskWriter",
+    "bamboogle_sim": "genenv_gym.envs.bamboogle.task_writer:BamboogleTaskWriter",
     "bfcl": "genenv_gym.envs.bfcl.task_writer:BFCLTaskWriter",
     "digits": "genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
+    "travelplanner_sim": "genenv_gym.envs.travelplanner.task_writer:TravelPlannerTaskWriter",
 }
 
 #: The longest reply parsed (characters); longer replies are rejected unread.
