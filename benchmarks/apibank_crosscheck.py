@@ -68,6 +68,7 @@ class Official:
         from tool_manager import ToolManager
 
         self.parse = parse_api_call
+        self.tool_manager = ToolManager
         self.manager = ToolManager()
         self.pristine = copy.deepcopy(self.manager.init_databases)
 
@@ -99,6 +100,28 @@ class Official:
                     result, copy.deepcopy(truth["result"])
                 )
             )
+        except KeyError:
+            return False
+        except Exception as error:
+            return f"crash: {type(error).__name__}"
+
+    def evaluator_verdict(self, truth: dict, output: str) -> bool | str:
+        """The same verdict as ``evaluator.py`` computes it: a new ``ToolManager`` (the API modules scanned,
+        every init database read from disk) for each sample, then ``evaluate``'s API branch."""
+        match = _CALL.search(output)
+        if match is None:
+            return False
+        manager = self.tool_manager()
+        api_name, params = self.parse(match.group(0))
+        if api_name != truth["api_name"]:
+            return False
+        try:
+            result = manager.api_call(api_name, **params)
+        except Exception:
+            return False
+        try:
+            rule = manager.init_tool(api_name).check_api_call_correctness
+            return bool(rule(result, copy.deepcopy(truth["result"])))
         except KeyError:
             return False
         except Exception as error:
@@ -137,6 +160,18 @@ def variants(truth: dict, rng: random.Random) -> list[tuple[str, str]]:
     return out
 
 
+def graded_outputs(samples: list, seed: int = 0) -> list[tuple[str, str, dict, str]]:
+    """(task id, kind, ground-truth turn, model output) of every variant of every API-call sample whose
+    API the official code can run here (``SKIPPED`` left out), in the cross-check's order."""
+    rng = random.Random(seed)
+    return [
+        (sample.task_id, kind, sample.ground_truth, output)
+        for sample in samples
+        if sample.ground_truth["api_name"] not in SKIPPED
+        for kind, output in variants(sample.ground_truth, rng)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--official-dir", required=True, type=Path, help="the api-bank folder of a checkout")
@@ -147,22 +182,18 @@ def main() -> None:
     samples = [s for s in data.load_samples(tuple(data.LEVEL_FOLDERS), str(root)) if s.kind == "api"]
     databases, recordings = data.init_databases(str(root)), data.recordings(str(root))
     official = Official(args.official_dir.resolve(), root)
-    rng = random.Random(0)
     total, disagreements, crashes = 0, [], collections.Counter()
     by_kind: collections.Counter = collections.Counter()
-    for sample in samples:
-        if sample.ground_truth["api_name"] in SKIPPED:
-            continue
-        for kind, output in variants(sample.ground_truth, rng):
-            theirs = official.official_verdict(sample.ground_truth, output)
-            if isinstance(theirs, str):
-                crashes[theirs] += 1
-                theirs = False
-            ours = score_api_call(World(databases, recordings), sample.ground_truth, output).correct
-            total += 1
-            by_kind[kind] += 1
-            if ours != theirs:
-                disagreements.append((sample.task_id, kind, output[:160], theirs, ours))
+    for task_id, kind, truth, output in graded_outputs(samples):
+        theirs = official.official_verdict(truth, output)
+        if isinstance(theirs, str):
+            crashes[theirs] += 1
+            theirs = False
+        ours = score_api_call(World(databases, recordings), truth, output).correct
+        total += 1
+        by_kind[kind] += 1
+        if ours != theirs:
+            disagreements.append((task_id, kind, output[:160], theirs, ours))
     print(f"{total} outputs over {len(samples)} samples ({', '.join(sorted(SKIPPED))} skipped)")
     print(f"disagreements: {len(disagreements)}; official crashes: {dict(crashes)}")
     print("outputs by kind:", dict(sorted(by_kind.items())))

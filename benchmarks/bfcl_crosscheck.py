@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,9 @@ def load_category(data_dir: Path, category: str) -> list[dict[str, Any]]:
 # ============================================================================ official side (bfcl venv)
 
 
-def official_worker(cases_path: str, data_dir: str, out_path: str) -> None:
-    """Grade every case with bfcl-eval; write ``[{"valid", "error_type"}]`` in case order."""
+def official_grader(data_dir: Path, categories: Iterable[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """bfcl-eval's verdict of one case (``{"valid", "error_type", "decoded"}``; ``decoded=False`` in the
+    case skips the decoded form), reading the records of ``categories``."""
     import types
 
     from bfcl_eval.constants.enums import Language, ReturnFormat
@@ -114,13 +116,12 @@ def official_worker(cases_path: str, data_dir: str, out_path: str) -> None:
         "simple_java": (Language.JAVA, ReturnFormat.JAVA),
         "simple_javascript": (Language.JAVASCRIPT, ReturnFormat.JAVASCRIPT),
     }
-    cases = json.loads(Path(cases_path).read_text())
     records: dict[tuple[str, int], dict[str, Any]] = {}
-    for category in sorted({c["category"] for c in cases}):
-        for index, record in enumerate(load_category(Path(data_dir), category)):
+    for category in sorted(set(categories)):
+        for index, record in enumerate(load_category(data_dir, category)):
             records[(category, index)] = record
-    results = []
-    for case in cases:
+
+    def grade(case: dict[str, Any], decoded: bool = True) -> dict[str, Any]:
         record = records[(case["category"], case["index"])]
         category = case["category"]
         handler = handlers[case["format"]]
@@ -145,20 +146,30 @@ def official_worker(cases_path: str, data_dir: str, out_path: str) -> None:
             result = {"valid": bool(verdict["valid"]), "error_type": verdict.get("error_type")}
         except Exception as exc:  # the official runner would crash on this output
             result = {"valid": False, "error_type": f"official_exception:{type(exc).__name__}"}
+        if not decoded:
+            return result
         # The decoded form alone, as the AST runner decodes it (relevance categories decode as Python).
         language, return_format = languages.get(category, (Language.PYTHON, ReturnFormat.PYTHON))
         if category in NO_GROUND_TRUTH:
             return_format = ReturnFormat.PYTHON
         try:
-            decoded = handler.decode_ast(case["output"], return_format, False)
-            if is_function_calling_format_output(decoded):
-                result["decoded"] = repr(decoded)
+            decoded_calls = handler.decode_ast(case["output"], return_format, False)
+            if is_function_calling_format_output(decoded_calls):
+                result["decoded"] = repr(decoded_calls)
             else:
                 result["decoded"] = "DECODE_ERROR:ast_decoder:decoder_wrong_output_format"
         except Exception:
             result["decoded"] = "DECODE_ERROR:ast_decoder:decoder_failed"
-        results.append(result)
-    Path(out_path).write_text(json.dumps(results))
+        return result
+
+    return grade
+
+
+def official_worker(cases_path: str, data_dir: str, out_path: str) -> None:
+    """Grade every case with bfcl-eval; write ``[{"valid", "error_type", "decoded"}]`` in case order."""
+    cases = json.loads(Path(cases_path).read_text())
+    grade = official_grader(Path(data_dir), {c["category"] for c in cases})
+    Path(out_path).write_text(json.dumps([grade(case) for case in cases]))
 
 
 # ============================================================================= our side (project venv)

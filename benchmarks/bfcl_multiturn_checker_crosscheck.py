@@ -41,6 +41,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,32 @@ def official_entry(entry: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps({k: entry[k] for k in ("id", "initial_config", "involved_classes")}))
 
 
+@dataclass(frozen=True)
+class ModelRun:
+    """One judged run: an entry of a category, the kind of run, and its call steps per turn."""
+
+    category: str
+    entry: dict[str, Any]
+    kind: str
+    model: list[list[list[str]]]
+
+
+def model_runs(data_dir: str, seed: int = 0) -> list[ModelRun]:
+    """Every run the cross-check judges, in order: per entry of each category, its ground truth and each
+    mutation that has a place in it (a mutated turn of several calls played as two call steps)."""
+    rng = random.Random(seed)
+    runs = []
+    for category in CATEGORIES:
+        for entry in load_entries([category], data_dir):
+            truth = entry["ground_truth"]
+            plans = [("ground_truth", copy.deepcopy(truth))] + [(k, mutate(truth, k, rng)) for k in MUTATIONS]
+            for kind, turns in plans:
+                if turns is not None:
+                    steps = as_steps(turns, split=kind != "ground_truth")
+                    runs.append(ModelRun(category, entry, kind, steps))
+    return runs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("wheel", help="the unpacked bfcl-eval wheel (the directory holding bfcl_eval/)")
@@ -171,35 +198,27 @@ def main() -> int:
     if not args.generated_filler:
         long_context.load_official_filler(root / FILLER)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
-    rng = random.Random(args.seed)
     agree: Counter[tuple[str, str]] = Counter()
     total: Counter[tuple[str, str]] = Counter()
     official_valid: Counter[tuple[str, str]] = Counter()
     differences = []
-    runs = 0
     start = time.monotonic()
-    for category in CATEGORIES:
-        for entry in load_entries([category], args.data_dir):
-            truth = entry["ground_truth"]
-            plans = [("ground_truth", copy.deepcopy(truth))] + [(k, mutate(truth, k, rng)) for k in MUTATIONS]
-            for kind, turns in plans:
-                if turns is None:
-                    continue
-                model = as_steps(turns, split=kind != "ground_truth")
-                runs += 1
-                try:  # the model name keys the official checker's process-wide instance cache: keep it unique
-                    result = checker(model, truth, official_entry(entry), category, f"crosscheck_{runs}")
-                except Exception as error:  # an official crash is a verdict we cannot match
-                    result = {"valid": False, "error_type": f"crash: {type(error).__name__}"}
-                ours = check_entry(entry, model)
-                theirs = (bool(result["valid"]), None if result["valid"] else result.get("error_type"))
-                key = (category, kind)
-                total[key] += 1
-                official_valid[key] += theirs[0]
-                if theirs == (ours.valid, ours.error_type):
-                    agree[key] += 1
-                else:
-                    differences.append((entry["id"], kind, theirs, (ours.valid, ours.error_type)))
+    for number, run in enumerate(model_runs(args.data_dir, args.seed)):
+        category, entry, kind, model = run.category, run.entry, run.kind, run.model
+        truth = entry["ground_truth"]
+        try:  # the model name keys the official checker's process-wide instance cache: keep it unique
+            result = checker(model, truth, official_entry(entry), category, f"crosscheck_{number + 1}")
+        except Exception as error:  # an official crash is a verdict we cannot match
+            result = {"valid": False, "error_type": f"crash: {type(error).__name__}"}
+        ours = check_entry(entry, model)
+        theirs = (bool(result["valid"]), None if result["valid"] else result.get("error_type"))
+        key = (category, kind)
+        total[key] += 1
+        official_valid[key] += theirs[0]
+        if theirs == (ours.valid, ours.error_type):
+            agree[key] += 1
+        else:
+            differences.append((entry["id"], kind, theirs, (ours.valid, ours.error_type)))
 
     print(f"{'category':<24}{'run':<18}{'agree':>7}{'runs':>7}{'official valid':>16}")
     for key in sorted(total, key=lambda k: (CATEGORIES.index(k[0]), RUNS.index(k[1]))):

@@ -4,8 +4,9 @@
         [--seconds 2] [--vector GenEnv-BFCL-SimplePython-v0]
 
 For each id: the scripted oracle plays episodes for ``--seconds`` (env steps per second, resets included),
-then, for single-turn domains, ``Domain.verify`` grades the same tasks' oracle answers for as long (the
-verifier alone; the difference is the env's own overhead). ``--vector ID`` also times
+then ``Domain.verify`` grades for as long the same tasks' oracle answers (single-turn domains) or replays
+their oracle transcripts (multi-turn domains whose ``verify`` takes one: steps replayed per second): the
+verifier alone, the difference being the env's own overhead. ``--vector ID`` also times
 ``gymnasium.make_vec`` (sync and async) at 1, 2, 4 and 8 copies with a fixed action. One core: run it on
 an idle machine and compare ratios from one run.
 """
@@ -13,6 +14,7 @@ an idle machine and compare ratios from one run.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import gymnasium as gym
@@ -23,33 +25,58 @@ from genenv_gym.domain import SingleTurnEpisode
 
 
 def env_rate(env_id: str, kwargs: dict, seconds: float) -> tuple[float, float | None]:
-    """(env steps/s with the oracle, verifier checks/s or None for multi-turn domains)."""
+    """(env steps/s with the oracle, verifier steps/s: checks/s of the same answers for single-turn
+    domains, steps/s of the oracle transcripts replayed by ``Domain.verify`` for multi-turn ones whose
+    verify takes a transcript; None where neither applies)."""
     env = gym.make(env_id, **kwargs)
     agent = OracleAgent(env)
-    steps, pairs = 0, []
+    steps, pairs, multi_turn_tasks = 0, [], {}
     obs, info = env.reset(seed=0)
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         action = agent.act(obs, info)
         episode = env.unwrapped.episode
-        if isinstance(episode, SingleTurnEpisode) and len(pairs) < 1000:
-            pairs.append((episode.task, action))
+        if isinstance(episode, SingleTurnEpisode):
+            if len(pairs) < 1000:
+                pairs.append((episode.task, action))
+        elif len(multi_turn_tasks) < 50:
+            multi_turn_tasks.setdefault(episode.task.id, episode.task)
         obs, _, terminated, truncated, info = env.step(action)
         steps += 1
         if terminated or truncated:
             obs, info = env.reset()
     env_rate = steps / (time.perf_counter() - start)
+    domain = env.unwrapped.domain
+    if not pairs:
+        pairs = transcripts(domain, list(multi_turn_tasks.values()))
     verify_rate = None
     if pairs:
-        domain, checks = env.unwrapped.domain, 0
+        checks = verified_steps = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
-            task, action = pairs[checks % len(pairs)]
+            task, action, *length = pairs[checks % len(pairs)]
             domain.verify(task, action)
             checks += 1
-        verify_rate = checks / (time.perf_counter() - start)
+            verified_steps += length[0] if length else 1
+        verify_rate = verified_steps / (time.perf_counter() - start)
     env.close()
     return env_rate, verify_rate
+
+
+def transcripts(domain: object, tasks: list) -> list[tuple[object, str, int]]:
+    """(task, oracle transcript, its steps) for the tasks of a multi-turn domain whose oracle answer is a
+    JSON transcript that ``verify`` replays; [] for other domains."""
+    out = []
+    for task in tasks:
+        try:
+            action = domain.oracle_action(task)
+            length = len(json.loads(action))
+            if not domain.verify(task, action).success:
+                return []
+        except Exception:  # no transcript form for this domain: no verifier-alone figure
+            return []
+        out.append((task, action, length))
+    return out
 
 
 def vector_rate(env_id: str, kwargs: dict, copies: int, mode: str, seconds: float) -> float:

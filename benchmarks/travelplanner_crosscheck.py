@@ -361,6 +361,30 @@ def mutations(query: dict, plan: list, db: Database, rng: random.Random):
     yield variant("over_long_field", edit(lambda p: p[0].update(breakfast="x" * (MAX_FIELD_CHARS + 1))))
 
 
+def read_train_rows(data_dir: Path) -> list[dict]:
+    """The 45 train queries (also kept in ``TRAIN_ROWS`` for the stubbed ``load_dataset``), and the
+    duplicate distance rows the known-deviation probe uses, read once."""
+    if not TRAIN_ROWS:
+        lines = (data_dir / "travelplanner" / "train.jsonl").read_text(encoding="utf-8").splitlines()
+        TRAIN_ROWS.extend(json.loads(line) for line in lines if line.strip())
+        DUPLICATE_ROUTES.extend(
+            find_duplicate_routes(
+                data_dir / "travelplanner" / "database" / "googleDistanceMatrix" / "distance.csv"
+            )
+        )
+    return TRAIN_ROWS
+
+
+def mutated_plans(db: Database, seed: int = 0, queries: int = 45):
+    """(train index, gold query, kind, query, plan) of every mutation of the first ``queries`` train plans
+    (``read_train_rows`` first), in the cross-check's order and with its seeded choices."""
+    rng = random.Random(seed)
+    for index, row in enumerate(TRAIN_ROWS[:queries]):
+        query = dict(row, local_constraint=parse_query(row)["local_constraint"])
+        for kind, new_query, plan in mutations(query, gold_plan(row), db, rng):
+            yield index, query, kind, new_query, plan
+
+
 # --- main -----------------------------------------------------------------------------------------
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -376,59 +400,50 @@ def main() -> int:
     args = parser.parse_args()
     data_dir = args.data_dir.resolve()
     db = Database.load(data_dir)
-    train_lines = (data_dir / "travelplanner" / "train.jsonl").read_text(encoding="utf-8").splitlines()
-    TRAIN_ROWS.extend(json.loads(line) for line in train_lines if line.strip())
-    DUPLICATE_ROUTES.extend(
-        find_duplicate_routes(
-            data_dir / "travelplanner" / "database" / "googleDistanceMatrix" / "distance.csv"
-        )
-    )
+    read_train_rows(data_dir)
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         oc, oh, official_eval = load_official(args.official_dir.resolve(), data_dir, db, Path(tmp))
-        rng = random.Random(args.seed)
         by_kind: dict[str, list] = {}
         compared = mismatched = skipped = known = known_mismatched = 0
         shown: list[str] = []
         coverage: dict[str, dict[object, int]] = {}
-        for index, row in enumerate(TRAIN_ROWS[: args.queries]):
-            query = dict(row, local_constraint=parse_query(row)["local_constraint"])
-            for kind, new_query, plan in mutations(query, gold_plan(row), db, rng):
-                ours = evaluate_plan(new_query, plan, db)
-                if kind == "over_long_field":
-                    skipped += 1  # the official regexes are super-linear on long fields; ours refuses them
-                    ok = ours.error is not None and not ours.passed
-                    mismatched += not ok
-                    continue
-                official = official_verdict(oc, oh, new_query, plan)
-                if ours.error and ours.error.startswith("malformed plan"):
-                    official_raised = official["delivered"] and RAISE in official["commonsense"].values()
-                    diffs = [] if official_raised else ["ours: malformed, official: no raise"]
-                else:
-                    diffs = compare(ours, official)
-                for box in (official["commonsense"] or {}, official["hard"] or {}):
-                    for key, value in box.items():
-                        counts = coverage.setdefault(key, {})
-                        counts[value] = counts.get(value, 0) + 1
-                if kind.startswith("known_deviation"):
-                    known += 1
-                    known_mismatched += bool(diffs)
-                    if diffs and len(shown) < args.show:
-                        shown.append(f"train[{index}] {kind} (known): " + "; ".join(diffs))
-                    continue
-                compared += 1
-                if diffs:
-                    mismatched += 1
-                    if len(shown) < args.show:
-                        shown.append(f"train[{index}] {kind}: " + "; ".join(diffs))
-                by_kind.setdefault(kind, [None] * len(TRAIN_ROWS))
-                raised = official["delivered"] and RAISE in official["commonsense"].values()
-                if (
-                    new_query["local_constraint"] == query["local_constraint"]
-                    and new_query == query
-                    and not raised
-                ):
-                    by_kind[kind][index] = (plan, ours)
+        for index, query, kind, new_query, plan in mutated_plans(db, args.seed, args.queries):
+            ours = evaluate_plan(new_query, plan, db)
+            if kind == "over_long_field":
+                skipped += 1  # the official regexes are super-linear on long fields; ours refuses them
+                ok = ours.error is not None and not ours.passed
+                mismatched += not ok
+                continue
+            official = official_verdict(oc, oh, new_query, plan)
+            if ours.error and ours.error.startswith("malformed plan"):
+                official_raised = official["delivered"] and RAISE in official["commonsense"].values()
+                diffs = [] if official_raised else ["ours: malformed, official: no raise"]
+            else:
+                diffs = compare(ours, official)
+            for box in (official["commonsense"] or {}, official["hard"] or {}):
+                for key, value in box.items():
+                    counts = coverage.setdefault(key, {})
+                    counts[value] = counts.get(value, 0) + 1
+            if kind.startswith("known_deviation"):
+                known += 1
+                known_mismatched += bool(diffs)
+                if diffs and len(shown) < args.show:
+                    shown.append(f"train[{index}] {kind} (known): " + "; ".join(diffs))
+                continue
+            compared += 1
+            if diffs:
+                mismatched += 1
+                if len(shown) < args.show:
+                    shown.append(f"train[{index}] {kind}: " + "; ".join(diffs))
+            by_kind.setdefault(kind, [None] * len(TRAIN_ROWS))
+            raised = official["delivered"] and RAISE in official["commonsense"].values()
+            if (
+                new_query["local_constraint"] == query["local_constraint"]
+                and new_query == query
+                and not raised
+            ):
+                by_kind[kind][index] = (plan, ours)
         print(f"per-plan: {compared} plans compared with the official functions, {mismatched} mismatches")
         print(
             f"          (+{skipped} over-long-field plans graded by ours only: failed verdicts as expected)"

@@ -1,8 +1,9 @@
 """Calls on an entry's backends: ground-truth call strings, decoded model calls, fresh instances.
 
 Nothing here executes text. A ground-truth string (``"cd(folder='document')"``,
-``"sort('final_report.pdf')"``) is parsed with :mod:`ast` and its arguments read with
-:func:`ast.literal_eval`; positional arguments are bound to the method's parameter names. Model output is
+``"sort('final_report.pdf')"``) is read by a strict pattern when its arguments are plain literals, else
+parsed with :mod:`ast` and its arguments read with :func:`ast.literal_eval` (the same result either way);
+positional arguments are bound to the method's parameter names. Model output is
 decoded by the single-turn BFCL decoder (:func:`genenv_gym.envs.bfcl.decode.decode_python`, the official
 prompting decoder's results without ``eval``) and each call is then run as the official loop runs the
 string it rebuilds from the decoded form (``parse_nested_value``): a dict argument whose values are all
@@ -19,11 +20,12 @@ as ``name(k=repr(v))``, argument values are taken as they are (a dict is a dict,
 from __future__ import annotations
 
 import ast
-import copy
 import inspect
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from keyword import iskeyword
 from typing import Any
 
 from genenv_gym.envs.bfcl.decode import DecodeError, decode_json_calls, decode_python, is_empty_output
@@ -75,22 +77,81 @@ class NestedCall:
 def make_instances(
     involved_classes: Sequence[str], initial_config: Mapping[str, Any], long_context: bool
 ) -> dict[str, Any]:
-    """Fresh backends of an entry, each loaded from a deep copy of its ``initial_config`` part."""
+    """Fresh backends of an entry, each loaded from its ``initial_config`` part (every backend's
+    ``_load_scenario`` copies what it keeps, so the config is never aliased)."""
     instances: dict[str, Any] = {}
     for name in involved_classes:
         if name not in BACKENDS:
             raise ValueError(f"unknown BFCL multi-turn backend class {name!r}")
-        instance = BACKENDS[name]()
-        if name not in STATELESS:
-            instance._load_scenario(
-                copy.deepcopy(dict(initial_config.get(name, {}))), long_context=long_context
-            )
-        instances[name] = instance
+        if name in STATELESS:
+            instances[name] = BACKENDS[name]()
+        else:
+            instances[name] = BACKENDS[name](dict(initial_config.get(name, {})), long_context=long_context)
     return instances
+
+
+#: ``name(arguments)`` whose arguments are plain literals: quoted strings without escapes, decimal numbers,
+#: True, False, None, and flat lists of those, passed by position or keyword. That is the shape of nearly
+#: every ground-truth call, read here without compiling it; anything else (or any doubt: non-ASCII names,
+#: other whitespace, keywords as names) takes the ``ast`` path.
+_SIMPLE_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
+_SCALAR = (
+    r"""'[^'\\\n\r\x00\ud800-\udfff]*'|"[^"\\\n\r\x00\ud800-\udfff]*"|"""
+    r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|True|False|None"
+)
+#: (Each run of blanks can be matched one way only: the patterns stay linear on hostile text.)
+_LIST = rf"\[[ \t]*(?:(?:{_SCALAR})[ \t]*,[ \t]*)*(?:(?:{_SCALAR})[ \t]*(?:,[ \t]*)?)?\]"
+_ARGUMENT = rf"[ \t]*(?:([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*)?({_SCALAR}|{_LIST})[ \t]*"
+#: The whole argument list: arguments separated by commas, an optional trailing comma.
+_SIMPLE_ARGUMENTS = re.compile(rf"(?:{_ARGUMENT},)*(?:{_ARGUMENT},?)?")
+_ARGUMENT_ITEM = re.compile(_ARGUMENT)
+_SCALAR_ITEM = re.compile(_SCALAR)
+_CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+def _simple_call(text: str) -> Call | None:
+    """The call read by the patterns above, or None when ``text`` is not that simple."""
+    match = _SIMPLE_CALL.fullmatch(text)
+    if match is None or iskeyword(match.group(1)) or match.group(1) == "__debug__":
+        return None
+    arguments = match.group(2)
+    if _SIMPLE_ARGUMENTS.fullmatch(arguments) is None:
+        return None
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, literal in _ARGUMENT_ITEM.findall(arguments):
+        if not name:
+            if kwargs:  # a positional argument after a keyword one: a syntax error
+                return None
+            args.append(_literal(literal))
+        elif iskeyword(name) or name == "__debug__":
+            return None
+        else:
+            kwargs[name] = _literal(literal)
+    return Call(match.group(1), kwargs, tuple(args))
+
+
+def _literal(text: str) -> Any:
+    """The value of a literal matched by ``_SCALAR`` or ``_LIST``."""
+    if text[0] == "[":
+        return [_literal(item) for item in _SCALAR_ITEM.findall(text)]
+    if text[0] in "'\"":
+        return text[1:-1]
+    if text in _CONSTANTS:
+        return _CONSTANTS[text]
+    return float(text) if "." in text else int(text)
 
 
 def parse_call_string(text: str) -> Call:
     """A ground-truth call string as a Call; ValueError when it is not ``name(literal arguments)``."""
+    simple = _simple_call(text.strip())
+    if simple is not None:
+        return simple
+    return _parse_with_ast(text)
+
+
+def _parse_with_ast(text: str) -> Call:
+    """``parse_call_string`` through :mod:`ast` (any call shape)."""
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
@@ -109,14 +170,29 @@ def keyword_call(instances: Mapping[str, Any], call: Call) -> Call:
     """``call`` with its positional arguments bound to the method's parameter names (when possible)."""
     if not call.args:
         return call
-    method = find_method(dict(instances), call.name)
+    method = find_method(instances, call.name)
     if method is None:
         return call
     try:
-        bound = inspect.signature(method).bind_partial(*call.args, **call.kwargs)
+        bound = _signature(method).bind_partial(*call.args, **call.kwargs)
     except TypeError:
         return call
     return Call(call.name, dict(bound.arguments))
+
+
+def _signature(method: Any) -> inspect.Signature:
+    """The signature of a backend method (of a bound method: computed once per function)."""
+    function = getattr(method, "__func__", None)
+    if function is None:
+        return inspect.signature(method)
+    signature = _SIGNATURES.get(function)
+    if signature is None:
+        signature = _SIGNATURES[function] = inspect.signature(method)
+    return signature
+
+
+#: Function of a bound backend method -> the bound method's signature (the same for every instance).
+_SIGNATURES: dict[Any, inspect.Signature] = {}
 
 
 def run_call(instances: Mapping[str, Any], call: Call) -> str:
@@ -129,7 +205,7 @@ def run_call(instances: Mapping[str, Any], call: Call) -> str:
     if call.args:
         call = keyword_call(instances, call)
     if call.args:
-        method = find_method(dict(instances), call.name)
+        method = find_method(instances, call.name)
         if method is None:
             return f"Error during execution: name '{call.name}' is not defined"
         try:
@@ -140,7 +216,7 @@ def run_call(instances: Mapping[str, Any], call: Call) -> str:
         kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}
     except _NestedFailure as failure:
         return f"Error during execution: {failure}"
-    return execute_call(dict(instances), call.name, kwargs)
+    return execute_call(instances, call.name, kwargs)
 
 
 class _NestedFailure(Exception):
@@ -153,7 +229,7 @@ def _evaluate(instances: Mapping[str, Any], value: Any) -> Any:
         call = value.call
         if call.name in REFUSED_NAMES:
             raise _NestedFailure(f"name '{call.name}' is not defined")
-        method = find_method(dict(instances), call.name)
+        method = find_method(instances, call.name)
         if method is None:
             raise _NestedFailure(f"name '{call.name.split('.')[0]}' is not defined")
         kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}

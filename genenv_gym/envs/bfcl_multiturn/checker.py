@@ -110,15 +110,39 @@ def is_empty_turn(steps: Sequence[Sequence[Any]]) -> bool:
     return len(steps) == 0 or (len(steps) == 1 and len(steps[0]) == 0)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """A scalar, or a list or dict of plain values (what ``run_call`` copies before a method sees it)."""
+    if type(value) in _SCALARS:
+        return True
+    if type(value) is list:
+        return all(_plain(v) for v in value)
+    if type(value) is dict:
+        return all(_plain(v) for v in value.values())
+    return False
+
+
 class GroundTruthRun:
     """The ground truth of one entry, executed turn by turn on its own backend instances."""
 
     def __init__(self, entry: Mapping[str, Any], long_context: bool) -> None:
         self.instances = make_instances(entry["involved_classes"], entry["initial_config"], long_context)
-        self.turns: list[list[Call]] = [
-            [keyword_call(self.instances, parse_call_string(s)) for s in turn]
-            for turn in entry["ground_truth"]
-        ]
+        #: Ground-truth call string -> its parsed call (positional arguments bound to their names, as
+        #: ``run_call`` binds them on instances of the same classes), for a model run making the same
+        #: call. Only calls whose arguments are all keyword and plain: ``run_call`` passes copies of plain
+        #: lists and dicts, so no run can change another's arguments.
+        self.parsed: dict[str, Call] = {}
+        self.turns: list[list[Call]] = []
+        for turn in entry["ground_truth"]:
+            calls = []
+            for text in turn:
+                call = keyword_call(self.instances, parse_call_string(text))
+                if not call.args and all(_plain(v) for v in call.kwargs.values()):
+                    self.parsed[text] = call
+                calls.append(call)
+            self.turns.append(calls)
 
     def run_turn(self, turn: int) -> list[str]:
         """Execute the turn's ground-truth calls; their rendered results."""
@@ -240,10 +264,11 @@ def check_entry(
             checker.outcomes.append(TurnOutcome(turn, False, False))
         return checker.verdict(force_terminated=True)
     instances = make_instances(entry["involved_classes"], entry["initial_config"], long_context)
+    parsed = checker.truth.parsed
     for turn, steps in enumerate(model_turns):
         results = []
         for step in steps:
-            calls = [parse_call_string(c) if isinstance(c, str) else c for c in step]
+            calls = [(parsed.get(c) or parse_call_string(c)) if isinstance(c, str) else c for c in step]
             results.append([run_call(instances, c) for c in calls])
         checker.check_turn(turn, instances, results)
     verdict = checker.verdict()

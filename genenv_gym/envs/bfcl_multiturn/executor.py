@@ -9,17 +9,32 @@ else as ``str``; any exception becomes ``"Error during execution: <message>"``.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from genenv_gym.envs.bfcl_multiturn.long_context import filler_ids, filler_json
 
-def find_method(instances: dict[str, Any], name: str) -> Any | None:
+
+def find_method(instances: Mapping[str, Any], name: str) -> Any | None:
     """The bound method ``name`` of the first backend that documents it, else None."""
     if not isinstance(name, str) or name.startswith("_"):
         return None
     for instance in instances.values():
-        if name in getattr(type(instance), "METHODS", ()):
+        if name in _documented(type(instance)):
             return getattr(instance, name)
     return None
+
+
+def _documented(cls: type) -> frozenset[str]:
+    """A backend class's ``METHODS`` as a set (looked up once per class)."""
+    methods = _DOCUMENTED.get(cls)
+    if methods is None:
+        methods = _DOCUMENTED[cls] = frozenset(getattr(cls, "METHODS", ()))
+    return methods
+
+
+_DOCUMENTED: dict[type, frozenset[str]] = {}
+_is_str = str.__instancecheck__  # isinstance(value, str)
 
 
 def format_result(result: Any) -> str:
@@ -28,18 +43,36 @@ def format_result(result: Any) -> str:
         return result
     if type(result) is dict:
         try:
-            return json.dumps(result)
+            return _dumps_dict(result)
         except (TypeError, ValueError):
             return str(result)
     return str(result)
 
 
-def execute_call(instances: dict[str, Any], name: str, kwargs: dict[str, Any]) -> str:
+#: ``json.dumps`` with its default arguments (the encoder it uses), without its per-call argument handling.
+_dumps = json.JSONEncoder().encode
+
+
+def _dumps_dict(result: dict) -> str:
+    """``json.dumps(result)``, with the long-context filler values in it taken already encoded."""
+    if filler_ids().isdisjoint(map(id, result.values())):
+        return _dumps(result)
+    encoded = [filler_json(value) for value in result.values()]
+    if not any(encoded) or not all(type(key) is str for key in result):
+        return _dumps(result)
+    parts = [
+        f"{_dumps(key)}: {text if text is not None else _dumps(value)}"
+        for (key, value), text in zip(result.items(), encoded, strict=True)
+    ]
+    return "{" + ", ".join(parts) + "}"
+
+
+def execute_call(instances: Mapping[str, Any], name: str, kwargs: dict[str, Any]) -> str:
     """Run ``name(**kwargs)`` on the backend that documents it; never raises."""
     method = find_method(instances, name)
     if method is None:
         return f"Error during execution: name '{name}' is not defined"
-    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+    if not isinstance(kwargs, dict) or not all(map(_is_str, kwargs)):
         return "Error during execution: keyword arguments must be a mapping of names"
     try:
         return format_result(method(**kwargs))

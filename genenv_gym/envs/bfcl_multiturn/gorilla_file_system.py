@@ -112,9 +112,10 @@ class GorillaFileSystem:
     )
     STATE_ATTRIBUTES = ("root", "long_context")
 
-    def __init__(self) -> None:
-        """Create a backend holding only an empty root ``/``."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the Gorilla file system. It is a simple file system that allows "
             "users to perform basic file operations such as navigating directories, creating files "

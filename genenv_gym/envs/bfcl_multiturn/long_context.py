@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import ast
 import datetime
+import json
 import random
 import string
+from collections.abc import KeysView
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,8 @@ _NAMES = (
     "BOOKING_RECORD_EXTENSION",
 )
 _cache: dict[str, Any] = {}
+#: id -> (filler value, its JSON text or None when not serialisable), for ``filler_json``.
+_json: dict[int, tuple[Any, str | None]] = {}
 #: Where the filler in use comes from: "generated", or the path of the official file loaded.
 _source: list[str] = ["generated"]
 
@@ -292,7 +296,25 @@ def filler(name: str) -> Any:
     """
     if not _cache:
         _cache.update(_generate())
-    return _cache[name]
+    value = _cache[name]
+    if id(value) not in _json:
+        try:
+            _json[id(value)] = (value, json.dumps(value))
+        except (TypeError, ValueError):
+            _json[id(value)] = (value, None)
+    return value
+
+
+def filler_ids() -> KeysView[int]:
+    """The ids of the filler values handed out by ``filler`` so far (see ``filler_json``)."""
+    return _json.keys()
+
+
+def filler_json(value: Any) -> str | None:
+    """``json.dumps(value)``, encoded once, when ``value`` is a filler value handed out by ``filler``
+    (the very object, never mutated); None for any other value."""
+    known = _json.get(id(value))
+    return known[1] if known is not None and known[0] is value else None
 
 
 def load_official_filler(path: str | Path) -> None:
@@ -312,6 +334,7 @@ def load_official_filler(path: str | Path) -> None:
     if missing:
         raise ValueError(f"{path}: no literal value for {', '.join(missing)}")
     _cache.clear()
+    _json.clear()
     _cache.update(values)
     _source[0] = str(Path(path).resolve())
 
@@ -319,6 +342,7 @@ def load_official_filler(path: str | Path) -> None:
 def reset_filler() -> None:
     """Go back to our own generated filler."""
     _cache.clear()
+    _json.clear()
     _source[0] = "generated"
 
 

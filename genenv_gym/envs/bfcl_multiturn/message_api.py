@@ -10,8 +10,9 @@ official ids call for call; like the official, ``message_id`` is the ``{"new_id"
 from __future__ import annotations
 
 import random
-from copy import deepcopy
 from typing import Any
+
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 DEFAULT_STATE: dict[str, Any] = {
     "generated_ids": set(),
@@ -52,17 +53,17 @@ class MessageAPI:
     )
     STATE_ATTRIBUTES = tuple(DEFAULT_STATE)
 
-    def __init__(self) -> None:
-        """Create a backend in the official default state."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the Message API, which is used to manage user interactions in a workspace."
         )
 
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
-        state = deepcopy(DEFAULT_STATE)
-        state.update(deepcopy({k: v for k, v in scenario.items() if k in DEFAULT_STATE}))
+        state = copy_state({**DEFAULT_STATE, **{k: v for k, v in scenario.items() if k in DEFAULT_STATE}})
         self._random = random.Random(scenario.get("random_seed", DEFAULT_SEED))
         self.generated_ids = state["generated_ids"]
         self.user_count: int = state["user_count"]

@@ -13,8 +13,9 @@ lists.
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
+
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 DEFAULT_STATE: dict[str, Any] = {
     "username": "john",
@@ -54,9 +55,10 @@ class TwitterAPI:
     )
     STATE_ATTRIBUTES = tuple(DEFAULT_STATE)
 
-    def __init__(self) -> None:
-        """Create a backend in the official default state."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the TwitterAPI, which provides core functionality for "
             "posting tweets, retweeting, commenting, and following users on Twitter."
@@ -64,8 +66,7 @@ class TwitterAPI:
 
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
-        state = deepcopy(DEFAULT_STATE)
-        state.update(deepcopy({k: v for k, v in scenario.items() if k in DEFAULT_STATE}))
+        state = copy_state({**DEFAULT_STATE, **{k: v for k, v in scenario.items() if k in DEFAULT_STATE}})
         self.username: str = state["username"]
         self.password: str = state["password"]
         self.authenticated: bool = state["authenticated"]

@@ -8,8 +8,9 @@ BFCL's ``TicketAPI``.
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
+
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 DEFAULT_STATE: dict[str, Any] = {"ticket_queue": [], "ticket_counter": 1, "current_user": None}
 _EDITABLE = {"title", "description", "status", "priority"}
@@ -31,9 +32,10 @@ class TicketAPI:
     )
     STATE_ATTRIBUTES = ("ticket_queue", "ticket_counter", "current_user")
 
-    def __init__(self) -> None:
-        """Create an empty backend; call ``_load_scenario`` to set its state."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the ticketing system that is part of a company, which allows "
             "users to create, view, and manage support business tickets."
@@ -41,8 +43,7 @@ class TicketAPI:
 
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
-        state = deepcopy(DEFAULT_STATE)
-        state.update(deepcopy({k: v for k, v in scenario.items() if k in DEFAULT_STATE}))
+        state = copy_state({**DEFAULT_STATE, **{k: v for k, v in scenario.items() if k in DEFAULT_STATE}})
         self.ticket_queue: list[dict[str, Any]] = state["ticket_queue"]
         self.ticket_counter: int = state["ticket_counter"]
         self.current_user: str | None = state["current_user"]

@@ -13,11 +13,11 @@ sector lists).
 from __future__ import annotations
 
 import random
-from copy import deepcopy
 from datetime import datetime, timedelta
 from typing import Any
 
 from genenv_gym.envs.bfcl_multiturn.long_context import filler
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 CURRENT_TIME = datetime(2024, 9, 1, 10, 30)
 
@@ -112,9 +112,10 @@ class TradingBot:
     )
     STATE_ATTRIBUTES = (*DEFAULT_STATE, "long_context")
 
-    def __init__(self) -> None:
-        """Create a backend in the official default state."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the trading system, which allows users to trade stocks, manage "
             "their account, and view stock information."
@@ -122,8 +123,7 @@ class TradingBot:
 
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
-        state = deepcopy(DEFAULT_STATE)
-        state.update(deepcopy({k: v for k, v in scenario.items() if k in DEFAULT_STATE}))
+        state = copy_state({**DEFAULT_STATE, **{k: v for k, v in scenario.items() if k in DEFAULT_STATE}})
         self.orders: dict[Any, dict[str, Any]] = {
             int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in state["orders"].items()
         }

@@ -18,6 +18,7 @@ from copy import deepcopy
 from typing import Any
 
 from genenv_gym.envs.bfcl_multiturn.long_context import filler
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 DEFAULT_STATE: dict[str, Any] = {
     "credit_card_list": {},
@@ -133,20 +134,20 @@ class TravelAPI:
     )
     STATE_ATTRIBUTES = (*DEFAULT_STATE, "long_context")
 
-    def __init__(self) -> None:
-        """Create a backend in the official default state."""
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
         self._api_description = (
             "This tool belongs to the travel system, which allows users to book flights, manage "
             "credit cards, and view budget information."
         )
         self._flight_cost_lookup: dict[str, dict[str, float]] = {}
-        self._load_scenario({})
+        self._load_scenario(scenario or {}, long_context=long_context)
 
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
         self._random = random.Random(scenario.get("random_seed", DEFAULT_SEED))
-        state = deepcopy(DEFAULT_STATE)
-        state.update(deepcopy({k: v for k, v in scenario.items() if k in DEFAULT_STATE}))
+        state = copy_state({**DEFAULT_STATE, **{k: v for k, v in scenario.items() if k in DEFAULT_STATE}})
         self.credit_card_list: dict[str, dict[str, Any]] = state["credit_card_list"]
         self.booking_record: dict[str, dict[str, Any]] = state["booking_record"]
         self.access_token: str | None = state["access_token"]
@@ -158,12 +159,13 @@ class TravelAPI:
         self.budget_limit: float | None = state["budget_limit"]
         self.long_context = long_context
         if long_context:
-            for card_id, card in filler("CREDIT_CARD_EXTENSION").items():
-                if card_id not in self.credit_card_list:
-                    self.credit_card_list[card_id] = deepcopy(card)
-            for booking_id, booking in filler("BOOKING_RECORD_EXTENSION").items():
-                if booking_id not in self.booking_record:
-                    self.booking_record[booking_id] = deepcopy(booking)
+            cards, bookings = filler("CREDIT_CARD_EXTENSION"), filler("BOOKING_RECORD_EXTENSION")
+            self.credit_card_list.update(
+                copy_state({k: v for k, v in cards.items() if k not in self.credit_card_list})
+            )
+            self.booking_record.update(
+                copy_state({k: v for k, v in bookings.items() if k not in self.booking_record})
+            )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TravelAPI):

@@ -17,6 +17,7 @@ from copy import deepcopy
 from typing import Any
 
 from genenv_gym.envs.bfcl_multiturn.long_context import filler
+from genenv_gym.envs.bfcl_multiturn.state_copy import copy_state
 
 MAX_FUEL_LEVEL = 50
 MIN_FUEL_LEVEL = 0.0
@@ -118,9 +119,10 @@ class VehicleControlAPI:
         "long_context",
     )
 
-    def __init__(self) -> None:
-        """Create a backend in the official default state."""
-        self._load_scenario({})
+    def __init__(self, scenario: dict | None = None, long_context: bool = False) -> None:
+        """Create a backend in the official default state, or loaded from ``scenario`` (the same as
+        ``_load_scenario(scenario, long_context)`` after construction)."""
+        self._load_scenario(scenario or {}, long_context=long_context)
         self._api_description = (
             "This tool belongs to the vehicle control system, which allows users to control various "
             "aspects of the car such as engine, doors, climate control, lights, and more."
@@ -129,8 +131,9 @@ class VehicleControlAPI:
     def _load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         """Load state from an ``initial_config`` entry, defaulting missing keys."""
         self._random = random.Random(scenario.get("random_seed", DEFAULT_SEED))
-        for attribute, (key, default) in _LOADED.items():
-            setattr(self, attribute, deepcopy(scenario.get(key, default)))
+        loaded = copy_state({name: scenario.get(key, default) for name, (key, default) in _LOADED.items()})
+        for attribute, value in loaded.items():
+            setattr(self, attribute, value)
         self.remainingUnlockedDoors = 4 - len([1 for d in self.doorStatus if self.doorStatus[d] == "locked"])
         self.long_context = long_context
 
