@@ -9,6 +9,7 @@ engine, once per game.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -57,6 +58,7 @@ class ALFWorldStepDomain(Domain):
         kwargs = {k: v for k, v in (("data_dir", data_dir), ("split", split)) if v is not None}
         self.base = base or ALFWorldDomain(**kwargs)
         self._replays: dict[str, Replay] = {}
+        self._game_problems: dict[str, list[str]] = {}
 
     def categories(self) -> tuple[str, ...]:
         return TASK_TYPE_NAMES
@@ -124,9 +126,14 @@ class ALFWorldStepDomain(Domain):
         return Verdict(0.0, False, "wrong_action", "not the expert's next command", details)
 
     def validate(self, task: Task) -> list[str]:
-        """The game's checks, then: the gold command is admissible in the task's state."""
+        """The game's checks (made once per game: every state of a walkthrough shares them), then: the gold
+        command is admissible in the task's state."""
         game = replace(task, id=task.id.rsplit("@", 1)[0], domain=self.base.name)
-        problems = self.base.validate(game)
+        evaluation = {k: v for k, v in thaw(task.evaluation).items() if k not in ("step", "gold_action")}
+        key = json.dumps([game.id, game.category, evaluation], sort_keys=True, default=str)
+        if key not in self._game_problems:
+            self._game_problems[key] = self.base.validate(game)
+        problems = list(self._game_problems[key])
         if problems:
             return problems
         if normalize_command(task.evaluation["gold_action"]) not in self.admissible_commands(task):
