@@ -29,10 +29,22 @@ invalid result with the error type ``checker_error:<ExceptionName>``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from genenv_gym.envs.bfcl.answer_index import (
+    JAVA_JS_NESTED,
+    LATER,
+    PYTHON_TYPE_MAPPING,
+    CallRules,
+    ParamRule,
+    RecordIndex,
+    answer_type,
+    items,
+    record_index,
+    standardize_string,
+    std,
+)
 from genenv_gym.envs.bfcl.categories import NO_GROUND_TRUTH, language_of
 from genenv_gym.envs.bfcl.decode import (
     WRONG_OUTPUT_FORMAT,
@@ -51,21 +63,6 @@ from genenv_gym.envs.bfcl.java_js import (
 
 __all__ = ["PYTHON_TYPE_MAPPING", "CheckResult", "check_calls", "grade_output", "standardize_string"]
 
-#: Python types of BFCL's schema types (official ``PYTHON_TYPE_MAPPING``).
-PYTHON_TYPE_MAPPING: dict[str, type] = {
-    "string": str,
-    "integer": int,
-    "float": float,
-    "boolean": bool,
-    "array": list,
-    "tuple": list,
-    "dict": dict,
-    "any": str,
-}
-_PYTHON_NESTED = ("array", "tuple")
-_JAVA_JS_NESTED = ("Array", "ArrayList", "array")
-_STANDARDIZE = re.compile(r"[ \,\.\/\-\_\*\^]")
-
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -80,21 +77,7 @@ _OK = CheckResult(True)
 
 
 def _fail(error_type: str, *errors: str) -> CheckResult:
-    return CheckResult(False, error_type, tuple(errors))
-
-
-def standardize_string(text: str) -> str:
-    """Drop spaces and ``,./-_*^``, lowercase, and turn ``'`` into ``"`` (official ``standardize_string``)."""
-    return _STANDARDIZE.sub("", text).lower().replace("'", '"')
-
-
-def _std(value: Any) -> Any:
-    return standardize_string(value) if type(value) is str else value
-
-
-def _items(seq: Any) -> list[Any]:
-    """``seq[0..len-1]`` by index, as the official loops read allowed values (a string gives characters)."""
-    return [seq[i] for i in range(len(seq))]
+    return CheckResult(False, error_type, errors)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -102,61 +85,54 @@ def _items(seq: Any) -> list[Any]:
 # ----------------------------------------------------------------------------------------------------------
 
 
-def _answer_type(possible: Any) -> type | None:
-    for answer in possible:
-        if answer != "":
-            return type(answer)
-    return None
-
-
-@dataclass(frozen=True)
-class _TypeResult:
-    valid: bool
-    is_variable: bool = False
-    error_type: str = ""
-    message: str = ""
-
-
-def _type_check(
-    param: str, value: Any, possible: Any, description: str, expected: type, nested: type | None
-) -> _TypeResult:
-    answer_type = _answer_type(possible)
-    is_variable = answer_type is not None and answer_type != expected
+def _type_check(param: str, value: Any, rule: ParamRule, expected: type, nested: type | None) -> Any:
+    """None when the type is accepted as the official checker's, True when accepted as a "variable"
+    (compared by value only), else the failure."""
+    possible = rule.allowed
+    found = rule.answer_type if rule.answer_type is not LATER else answer_type(possible)
+    is_variable = found is not None and found != expected
     nested_failed = False
     if type(value) == expected:  # noqa: E721 - the official check is exact type equality
         if nested is None:
-            return _TypeResult(True, is_variable)
-        for item in possible:
-            ok = True
-            if type(item) is list:
+            return True if is_variable else None
+        options = rule.options if rule.options is not LATER else None
+        for is_list, item_type in options if options is not None else _options_now(possible):
+            if is_list:
                 for element in value:
-                    if not _type_check(param, element, item, str(nested), nested, None).valid:
-                        ok = False
+                    kind = type(element)
+                    if kind != nested and (item_type is None or kind != item_type):
                         break
-            if ok:
-                return _TypeResult(True, is_variable)
+                else:
+                    return True if is_variable else None
+            else:
+                return True if is_variable else None
         nested_failed = True
-    if answer_type is not None and type(value) == answer_type:  # noqa: E721
+    if found is not None and type(value) == found:  # noqa: E721
         if nested_failed:
-            return _TypeResult(
-                False,
-                True,
+            return _fail(
                 "type_error:nested",
-                f"Nested type checking failed for parameter {param!r}. Expected outer type {description} "
-                f"with inner type {nested}. Parameter value: {_short(value)}.",
+                f"Nested type checking failed for parameter {param!r}. Expected outer type "
+                f"{rule.description} with inner type {nested}. Parameter value: {_short(value)}.",
             )
-        return _TypeResult(True, True)
-    return _TypeResult(
-        False,
-        False,
+        return True
+    return _fail(
         "type_error:simple",
-        f"Incorrect type for parameter {param!r}. Expected type {description}, got {type(value).__name__}. "
-        f"Parameter value: {_short(value)}.",
+        f"Incorrect type for parameter {param!r}. Expected type {rule.description}, got "
+        f"{type(value).__name__}. Parameter value: {_short(value)}.",
     )
 
 
-def _string_check(param: str, value: str, possible: Any) -> CheckResult:
-    allowed = [standardize_string(p) for p in _items(possible) if type(p) is str]
+def _options_now(possible: Any) -> Any:
+    """The nested-type options read as the official loop reads them (one at a time)."""
+    for item in possible:
+        yield (True, answer_type(item)) if type(item) is list else (False, None)
+
+
+def _string_check(param: str, value: str, rule: ParamRule) -> CheckResult:
+    possible = rule.allowed
+    allowed = rule.strings
+    if allowed is LATER:
+        allowed = [standardize_string(p) for p in items(possible) if type(p) is str]
     if standardize_string(value) not in allowed:
         return _fail(
             "value_error:string",
@@ -166,9 +142,12 @@ def _string_check(param: str, value: str, possible: Any) -> CheckResult:
     return _OK
 
 
-def _list_check(param: str, value: list, possible: Any) -> CheckResult:
-    given = [_std(v) for v in value]
-    allowed = [[_std(x) for x in _items(option)] for option in _items(possible)]
+def _list_check(param: str, value: list, rule: ParamRule) -> CheckResult:
+    possible = rule.allowed
+    given = [std(v) for v in value]
+    allowed = rule.lists
+    if allowed is LATER:
+        allowed = [[std(x) for x in items(option)] for option in items(possible)]
     if given not in allowed:
         return _fail(
             "value_error:list/tuple",
@@ -178,8 +157,9 @@ def _list_check(param: str, value: list, possible: Any) -> CheckResult:
 
 
 def _dict_check(param: str, value: dict, possible: Any) -> CheckResult:
+    """The official dict check, reading the possible answers as they are."""
     result = _fail("dict_checker:unclear")
-    for option in _items(possible):
+    for option in items(possible):
         if option == "":
             continue
         result = _fail("dict_checker:unclear")
@@ -191,8 +171,8 @@ def _dict_check(param: str, value: dict, possible: Any) -> CheckResult:
                 result = _fail("value_error:dict_key", *errors)
                 ok = False
                 break
-            allowed = [_std(x) for x in _items(option[key])]
-            if _std(val) not in allowed:
+            allowed = [std(x) for x in items(option[key])]
+            if std(val) not in allowed:
                 errors.append(
                     f"Invalid value for parameter {key!r}: {_short(val)}. Expected one of {allowed}."
                 )
@@ -210,15 +190,54 @@ def _dict_check(param: str, value: dict, possible: Any) -> CheckResult:
     return result
 
 
-def _list_dict_check(param: str, value: list, possible: Any) -> CheckResult:
+def _dict_check_indexed(value: dict, options: list) -> CheckResult:
+    """:func:`_dict_check` on possible answers standardized beforehand (``answer_index._DictOption``)."""
+    result = _fail("dict_checker:unclear")
+    for table in options:
+        if table is None:  # the allowed value ""
+            continue
+        result = _fail("dict_checker:unclear")
+        errors: list[str] = []
+        ok = True
+        option = table.option
+        for key, val in value.items():
+            if key not in option:
+                errors.append(f"Unexpected dict key parameter: {key!r}.")
+                result = _fail("value_error:dict_key", *errors)
+                ok = False
+                break
+            allowed = table.allowed[key]
+            if std(val) not in allowed:
+                errors.append(
+                    f"Invalid value for parameter {key!r}: {_short(val)}. Expected one of {allowed}."
+                )
+                result = _fail("value_error:dict_value", *errors)
+                ok = False
+                break
+        for key, missing_ok in table.missing_ok.items():
+            if not missing_ok and key not in value:
+                errors.append(f"Missing dict key parameter: {key!r}.")
+                result = _fail("value_error:dict_key", *errors)
+                ok = False
+                break
+        if ok:
+            return _OK
+    return result
+
+
+def _list_dict_check(param: str, value: list, rule: ParamRule) -> CheckResult:
+    tables = rule.list_dicts
     result = _fail("list_dict_checker:unclear")
-    for option in _items(possible):
+    for position, option in enumerate(items(rule.allowed)):
         if len(value) != len(option):
             result = _fail("value_error:list_dict_count", "Wrong number of dictionaries in the list.")
             continue
         ok = True
         for index in range(len(value)):
-            result = _dict_check(param, value[index], [option[index]])
+            if tables is LATER:
+                result = _dict_check(param, value[index], [option[index]])
+            else:
+                result = _dict_check_indexed(value[index], [tables[position][index]])
             if not result.valid:
                 ok = False
                 break
@@ -232,75 +251,78 @@ def _list_dict_check(param: str, value: list, possible: Any) -> CheckResult:
 # ----------------------------------------------------------------------------------------------------------
 
 
-def _simple(function: dict, call: dict, expected: dict, language: str) -> CheckResult:
-    possible = next(iter(expected.values()))
-    name = function["name"]
-    properties = function["parameters"]["properties"]
-    required = function["parameters"]["required"]
+def _simple(rules: CallRules, call: dict) -> CheckResult:
+    name = rules.name
+    language = rules.language
     if name not in call:
         return _fail(
             "simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output."
         )
     params = call[name]
-    for param in required:
+    for param in rules.required:
         if param not in params:
             return _fail(
                 "simple_function_checker:missing_required", f"Missing required parameter: {param!r}."
             )
     for param, raw in params.items():
-        if param not in properties or param not in possible:
+        rule = rules.rule(param)
+        if rule is None:
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        description = properties[param]["type"]
+        description = rule.description
+        expected_type = rule.expected
         value = raw
-        nested: type | None = None
-        if language in ("java", "javascript"):
-            table = JAVA_TYPE_CONVERSION if language == "java" else JS_TYPE_CONVERSION
-            convert = java_type_convert if language == "java" else js_type_convert
-            expected_type = table[description]
+        if language == "python":
+            nested = rule.nested
+            if description == "float" and type(value) is int:
+                value = float(value)
+            elif description == "tuple" and type(value) is tuple:
+                value = list(value)
+        else:
+            nested = None
             if type(value) is not str:
                 return _fail(
                     "type_error:java" if language == "java" else "type_error:js",
                     f"Incorrect type for parameter {param!r}. Expected type String, "
                     f"got {type(value).__name__}. Parameter value: {_short(value)}.",
                 )
-            if description in _JAVA_JS_NESTED:
-                item_type = properties[param]["items"]["type"]
+            table = JAVA_TYPE_CONVERSION if language == "java" else JS_TYPE_CONVERSION
+            convert = java_type_convert if language == "java" else js_type_convert
+            if description in JAVA_JS_NESTED:
+                item_type = rule.properties[param]["items"]["type"]
                 nested = table[item_type]
                 value = convert(value, description, item_type)
             else:
                 value = convert(value, description)
-        else:
-            expected_type = PYTHON_TYPE_MAPPING[description]
-            if description in _PYTHON_NESTED:
-                nested = PYTHON_TYPE_MAPPING[properties[param]["items"]["type"]]
-        if description == "tuple" and type(value) is tuple:
-            value = list(value)
-        if language == "python" and description == "float" and type(value) is int:
-            value = float(value)
-        allowed = possible[param]
-        typed = _type_check(param, value, allowed, description, expected_type, nested)
-        if not typed.valid:
-            return _fail(typed.error_type, typed.message)
-        if not typed.is_variable:
+            if description == "tuple" and type(value) is tuple:
+                value = list(value)
+        typed = _type_check(param, value, rule, expected_type, nested)
+        if typed is None:
             if expected_type is dict:
-                result = _dict_check(param, value, allowed)
+                if rule.dicts is LATER:
+                    result = _dict_check(param, value, rule.allowed)
+                else:
+                    result = _dict_check_indexed(value, rule.dicts)
             elif expected_type is list and nested is dict:
-                result = _list_dict_check(param, value, allowed)
+                result = _list_dict_check(param, value, rule)
             elif expected_type is str:
-                result = _string_check(param, value, allowed)
+                result = _string_check(param, value, rule)
             elif expected_type is list:
-                result = _list_check(param, value, allowed)
+                result = _list_check(param, value, rule)
             else:
                 result = None
             if result is not None:
                 if not result.valid:
                     return result
                 continue
+        elif typed is not True:
+            return typed
+        allowed = rule.allowed
         if value not in allowed:
             return _fail(
                 "value_error:others",
                 f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(allowed)}.",
             )
+    possible = rules.possible
     for param in possible:
         if param not in params and "" not in possible[param]:
             return _fail(
@@ -310,31 +332,23 @@ def _simple(function: dict, call: dict, expected: dict, language: str) -> CheckR
     return _OK
 
 
-def _find_function(functions: Any, name: str) -> Any:
-    if type(functions) is list:
-        for function in functions:
-            if function["name"] == name:
-                return function
-        return None
-    return functions
-
-
-def _parallel(functions: list, calls: list, expected: list, language: str) -> CheckResult:
+def _parallel(index: RecordIndex, calls: list) -> CheckResult:
+    expected = index.ground_truth
     if len(calls) != len(expected):
         return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
     matched: list[int] = []
-    for i, answer in enumerate(expected):
-        function = _find_function(functions, next(iter(answer)))
+    for i in range(len(expected)):
+        rules = index.call_rules(i)
         result = _OK
         errors: list[str] = []
-        for index in range(len(calls)):
-            if index in matched:
+        for position in range(len(calls)):
+            if position in matched:
                 continue
-            result = _simple(function, calls[index], answer, language)
+            result = _simple(rules, calls[position])
             if result.valid:
-                matched.append(index)
+                matched.append(position)
                 break
-            errors.append(f"model call {index}: {result.error_type}: {'; '.join(result.errors)}")
+            errors.append(f"model call {position}: {result.error_type}: {'; '.join(result.errors)}")
         if not result.valid:
             considered = [k for k in range(len(calls)) if k not in matched]
             return _fail(
@@ -346,32 +360,30 @@ def _parallel(functions: list, calls: list, expected: list, language: str) -> Ch
     return _OK
 
 
-def _multiple(functions: list, calls: list, expected: list, language: str) -> CheckResult:
-    if len(calls) != len(expected):
-        return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
-    function = _find_function(functions, next(iter(expected[0])))
-    return _simple(function, calls[0], expected[0], language)
+def _check_indexed(decoded: list[dict], index: RecordIndex) -> CheckResult:
+    if not is_function_calling_format(decoded):
+        return _fail(
+            WRONG_OUTPUT_FORMAT, "Did not output in the specified format: expected a list of {name: {args}}."
+        )
+    try:
+        if index.mode == "parallel":
+            return _parallel(index, decoded)
+        if index.mode == "multiple":
+            if len(decoded) != len(index.ground_truth):
+                return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
+            return _simple(index.call_rules(0), decoded[0])
+        if len(decoded) != 1:
+            return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
+        return _simple(index.call_rules(0), decoded[0])
+    except Exception as exc:  # where the official checker would crash
+        return _fail(f"checker_error:{type(exc).__name__}", f"checker failed: {_short(str(exc), 200)}")
 
 
 def check_calls(
     decoded: list[dict], functions: list[dict], ground_truth: list[dict], category: str
 ) -> CheckResult:
     """Check decoded calls against a record's functions and possible answers (official ``ast_checker``)."""
-    if not is_function_calling_format(decoded):
-        return _fail(
-            WRONG_OUTPUT_FORMAT, "Did not output in the specified format: expected a list of {name: {args}}."
-        )
-    language = language_of(category)
-    try:
-        if "parallel" in category:
-            return _parallel(functions, decoded, ground_truth, language)
-        if "multiple" in category:
-            return _multiple(functions, decoded, ground_truth, language)
-        if len(decoded) != 1:
-            return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
-        return _simple(functions[0], decoded[0], ground_truth[0], language)
-    except Exception as exc:  # where the official checker would crash
-        return _fail(f"checker_error:{type(exc).__name__}", f"checker failed: {_short(str(exc), 200)}")
+    return _check_indexed(decoded, RecordIndex(functions, ground_truth, category))
 
 
 def grade_output(
@@ -398,7 +410,9 @@ def grade_output(
             decoded = decode_output(output, language_of(category), action_format)  # type: ignore[arg-type]
         except DecodeError as exc:
             return _fail(exc.error_type, f"Invalid syntax. Failed to decode AST. {exc}")
-        return check_calls(decoded, functions, ground_truth or [], category)
+        if ground_truth is None:
+            return check_calls(decoded, functions, [], category)
+        return _check_indexed(decoded, record_index(functions, ground_truth, category))
     except ImportError:
         raise
     except Exception as exc:  # pragma: no cover - decode and check already turn failures into verdicts

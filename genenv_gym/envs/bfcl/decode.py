@@ -5,6 +5,8 @@ This is a reimplementation of what ``bfcl-eval==2026.3.23`` does for prompting m
 
 Python outputs (``decode_python``):
 
+* outputs of the common shape (calls whose arguments are plain literals) are read without :mod:`ast` by
+  :func:`genenv_gym.envs.bfcl.literal_calls.read_literal_calls`, with the same result; the rest as follows;
 * the characters `````, newline and space are stripped from both ends, and ``[`` / ``]`` are added when
   missing; the text is then parsed with :func:`ast.parse` (``mode="eval"``);
 * every element must be a call; dotted names are joined (``a.b.c``); if the callee's base is not a plain name
@@ -60,6 +62,8 @@ import reprlib
 import warnings
 from collections.abc import Callable
 from typing import Any, Literal
+
+from genenv_gym.envs.bfcl.literal_calls import read_literal_calls
 
 __all__ = [
     "MAX_EVAL_WORK",
@@ -127,8 +131,9 @@ def is_function_calling_format(decoded: object) -> bool:
     for item in decoded:
         if type(item) is not dict or len(item) != 1:
             return False
-        if type(next(iter(item.values()))) is not dict:
-            return False
+        for value in item.values():
+            if type(value) is not dict:
+                return False
     return True
 
 
@@ -147,11 +152,27 @@ _REPR.maxlong = 60
 
 def _short(value: object, limit: int = 80) -> str:
     """A bounded ``repr`` for messages (cheap on huge values, never raises)."""
-    try:
-        text = _REPR.repr(value)
-    except Exception:  # e.g. an int too long to print
-        text = f"<{type(value).__name__}>"
+    kind = type(value)
+    text = None
+    if kind is str:
+        if len(value) <= _REPR.maxstring:  # type: ignore[arg-type]
+            text = repr(value)
+            if len(text) > _REPR.maxstring:  # reprlib shortens it
+                text = None
+    elif kind is float or kind is bool or value is None:
+        text = repr(value)  # short: reprlib keeps it as it is
+    elif kind is int and value.bit_length() <= _SHORT_INT_BITS:  # type: ignore[union-attr]
+        text = repr(value)
+    if text is None:
+        try:
+            text = _REPR.repr(value)
+        except Exception:  # e.g. an int too long to print
+            text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: Integers this large at most have a ``repr`` that reprlib keeps as it is (under ``maxlong`` characters).
+_SHORT_INT_BITS = 150
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -163,6 +184,14 @@ def decode_python(text: str) -> list[dict[str, dict[str, Any]]]:
     """Decode a Python-syntax call list the way the official prompting decoder does."""
     text = _check_text(text)
     source = bracket_wrap(text)
+    calls = read_literal_calls(source)
+    if calls is not None:
+        return calls
+    return _decode_with_ast(source)
+
+
+def _decode_with_ast(source: str) -> list[dict[str, dict[str, Any]]]:
+    """``decode_python`` of bracket-wrapped text, through :func:`ast.parse` (any shape)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

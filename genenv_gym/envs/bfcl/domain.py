@@ -22,6 +22,8 @@ from genenv_gym.envs.bfcl.validation import REFUSAL, validate_record
 from genenv_gym.task import Task, thaw
 
 ACTION_FORMATS = ("python", "json")
+#: How many tasks' thawed functions and possible answers ``verify`` keeps (the tasks graded last).
+PLAIN_RECORDS_KEPT = 4096
 
 
 def redact_expected(message: str) -> str:
@@ -49,6 +51,7 @@ class BFCLDomain(Domain):
         if action_format not in ACTION_FORMATS:
             raise ValueError(f"action_format must be one of {ACTION_FORMATS}, got {action_format!r}")
         self.action_format = action_format
+        self._plain: dict[int, tuple[Task, list[dict[str, Any]], list[dict[str, Any]] | None]] = {}
 
     def categories(self) -> tuple[str, ...]:
         return AST_CATEGORIES
@@ -102,11 +105,11 @@ class BFCLDomain(Domain):
             return Verdict(
                 0.0, False, "action_error:not_text", f"action must be a str, got {type(action).__name__}"
             )
-        ground_truth = task.evaluation.get("ground_truth")
+        functions, ground_truth = self._plain_record(task)
         result = grade_output(
             action,
-            thaw(task.tools),
-            None if ground_truth is None else thaw(ground_truth),
+            functions,
+            ground_truth,
             task.category,
             task.evaluation.get("action_format", self.action_format),
         )
@@ -117,6 +120,18 @@ class BFCLDomain(Domain):
             error="; ".join(redact_expected(e) for e in result.errors) if result.errors else None,
             details={"category": task.category},
         )
+
+    def _plain_record(self, task: Task) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+        """The task's functions and possible answers as plain data, thawed once per task: the checker keeps
+        its per-record index (``answer_index.record_index``) by the identity of these objects."""
+        entry = self._plain.get(id(task))
+        if entry is None or entry[0] is not task:
+            ground_truth = task.evaluation.get("ground_truth")
+            entry = (task, thaw(task.tools), None if ground_truth is None else thaw(ground_truth))
+            if len(self._plain) >= PLAIN_RECORDS_KEPT:
+                self._plain.pop(next(iter(self._plain)))
+            self._plain[id(task)] = entry
+        return entry[1], entry[2]
 
     def validate(self, task: Task) -> list[str]:
         if task.domain != self.name:
