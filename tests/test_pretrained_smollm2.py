@@ -41,6 +41,7 @@ def smollm2():
 def test_model_sources_resolve_folders_gguf_files_and_packages(tmp_path):
     (tmp_path / "m.gguf").write_bytes(b"")
     assert resolve_model_source(tmp_path / "m.gguf") == ModelSource(str(tmp_path), "m.gguf")
+    assert resolve_model_source(f"hf:{tmp_path / 'm.gguf'}") == ModelSource(str(tmp_path), "m.gguf")
     assert resolve_model_source(tmp_path) == ModelSource(str(tmp_path), "m.gguf")
     (tmp_path / "config.json").write_text("{}")
     assert resolve_model_source(tmp_path) == ModelSource(str(tmp_path))
@@ -128,3 +129,15 @@ def test_grpo_and_rwr_sft_take_a_step_on_the_real_model(smollm2):
     batch = make_sft_batch([example], [2.0], tokenizer.pad_token_id)
     stats = rwr_sft_step(model, torch.optim.SGD(model.parameters(), lr=1e-4), batch, max_kl=0.05)
     assert stats["loss"] > 0 and 0 < stats["step_scale"] <= 1 and stats["kl"] <= 0.05
+
+
+def test_a_prompt_past_the_real_models_context_window_is_an_error_not_noise(smollm2):
+    # SmolLM2's window is 8192 positions. Before this rule, a BFCL long-context prompt was decoded past it:
+    # minutes of CPU for noise text. Now it is an error completion (graded as a wrong answer); the short
+    # prompt of the same batch is generated as usual.
+    window = smollm2.context_window
+    assert window == 8192
+    over, short = [42] * window, smollm2.encode("Name a colour.")
+    (too_long,), (fine,) = smollm2.generate([over, short], SamplingParams(temperature=0.0, max_new_tokens=4))
+    assert too_long.finish_reason == "error" and "context window of 8192 tokens" in too_long.error
+    assert fine.ok and fine.token_ids

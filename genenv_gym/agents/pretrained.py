@@ -35,7 +35,9 @@ def _single_gguf(folder: Path) -> str | None:
 
 
 def resolve_model_source(source: str | Path) -> ModelSource:
-    """The files behind ``source`` (see the module docstring)."""
+    """The files behind ``source`` (see the module docstring); the backend spec form ``hf:SOURCE`` too."""
+    if isinstance(source, str) and source.startswith("hf:"):
+        source = source[len("hf:") :]
     path = Path(source).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():

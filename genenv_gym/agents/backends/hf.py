@@ -167,14 +167,24 @@ class HFBackend(Backend):
                 ids.update(int(x) for x in source)
         return tuple(sorted(ids))
 
+    @property
+    def context_window(self) -> int | None:
+        """The most positions the model was trained on (its config's ``max_position_embeddings``)."""
+        window = getattr(self.model.config, "max_position_embeddings", None)
+        return int(window) if isinstance(window, int) and window > 0 else None
+
     def generate(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[list[Completion]]:
         prompt_ids = [self._prompt_ids(p) for p in prompts]
         rows = [(i, ids) for i, ids in enumerate(prompt_ids) for _ in range(params.n)]
         results: list[list[Completion]] = [[] for _ in prompts]
-        empty = [r for r in rows if not r[1]]
-        for i, _ in empty:
-            results[i].append(error_completion("empty prompt"))
-        rows = [r for r in rows if r[1]]
+        window = self.context_window
+        for i, ids in rows:
+            if not ids:
+                results[i].append(error_completion("empty prompt"))
+            elif window is not None and len(ids) >= window:
+                # Past its trained positions the model writes noise, slowly: an outcome, not a generation.
+                results[i].append(error_completion(context_window_error(len(ids), window), ids))
+        rows = [r for r in rows if r[1] and (window is None or len(r[1]) < window)]
         if not rows:
             return results
         with self._lock, torch.inference_mode():
@@ -401,6 +411,14 @@ def _stop_manager(manager: Any) -> None:
         manager.stop(block=True, timeout=5)
     except Exception as exc:  # stopping must never mask the caller's own error
         logger.warning("hf: stopping the continuous batching manager failed: %s", exc)
+
+
+def context_window_error(prompt_tokens: int, window: int) -> str:
+    """The error of a completion whose prompt leaves no room in the model's context window."""
+    return (
+        f"prompt of {prompt_tokens} tokens does not fit the model's context window of {window} tokens "
+        "(no room to generate); use a model with a longer context or a shorter prompt"
+    )
 
 
 def _dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
