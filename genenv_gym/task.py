@@ -44,8 +44,19 @@ def freeze(value: Any) -> Any:
     return value
 
 
+#: Types ``thaw`` returns as they are without an ``isinstance`` check against the Mapping ABC (slow).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def thaw(value: Any) -> Any:
     """Deep-convert frozen data back to plain JSON data: mappings to dicts, tuples to lists."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is FrozenDict:
+        return {k: thaw(v) for k, v in value._data.items()}
+    if kind is tuple or kind is list:
+        return [thaw(v) for v in value]
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
