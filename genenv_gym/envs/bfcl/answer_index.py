@@ -82,15 +82,47 @@ def find_function(functions: Any, name: str) -> Any:
     return functions
 
 
-class _DictOption:
+class DictOption:
     """One allowed dict of a parameter: per key, its allowed values standardized and whether ``""`` is one."""
 
-    __slots__ = ("allowed", "missing_ok", "option")
+    __slots__ = ("_allowed", "_missing_ok", "option")
 
     def __init__(self, option: dict) -> None:
         self.option = option
-        self.allowed = {key: [std(x) for x in items(values)] for key, values in option.items()}
-        self.missing_ok = {key: "" in values for key, values in option.items()}
+        self._allowed = {key: [std(x) for x in items(values)] for key, values in option.items()}
+        self._missing_ok = {key: "" in values for key, values in option.items()}
+
+    def option_keys(self) -> Any:
+        return self.option.keys()
+
+    def allowed_for(self, key: str) -> list[Any]:
+        return self._allowed[key]
+
+    def missing_ok(self, key: str) -> bool:
+        return self._missing_ok[key]
+
+
+class RawDictOption:
+    """A ``DictOption`` read where and as the official checker reads it (possible answers it cannot index)."""
+
+    __slots__ = ("option",)
+
+    def __init__(self, option: Any) -> None:
+        self.option = option
+
+    def option_keys(self) -> Any:
+        return [key for key, _ in self.option.items()]
+
+    def allowed_for(self, key: str) -> list[Any]:
+        return [std(x) for x in items(self.option[key])]
+
+    def missing_ok(self, key: str) -> bool:
+        return "" in self.option[key]
+
+
+def raw_dict_options(possible: Any) -> list[RawDictOption | None]:
+    """The allowed dicts of ``possible`` as ``RawDictOption``s, None for ``""`` (skipped)."""
+    return [None if option == "" else RawDictOption(option) for option in items(possible)]
 
 
 class ParamRule:
@@ -166,26 +198,26 @@ def _std_lists(possible: Any) -> list[list[Any]]:
     return [[std(x) for x in items(option)] for option in items(possible)]
 
 
-def _dict_options(possible: Any) -> list[_DictOption | None]:
+def _dict_options(possible: Any) -> list[DictOption | None]:
     """Per allowed value: None for ``""`` (skipped), else its table; raises unless every other is a dict."""
-    out: list[_DictOption | None] = []
+    out: list[DictOption | None] = []
     for option in items(possible):
         if option == "":
             out.append(None)
         elif type(option) is dict:
-            out.append(_DictOption(option))
+            out.append(DictOption(option))
         else:
             raise TypeError("not a dict")
     return out
 
 
-def _list_dict_options(possible: Any) -> list[list[_DictOption]]:
+def _list_dict_options(possible: Any) -> list[list[DictOption]]:
     """Per allowed list of dicts, the table of each of its dicts; raises unless all are lists of dicts."""
     out = []
     for option in items(possible):
         if type(option) is not list or any(type(d) is not dict for d in option):
             raise TypeError("not a list of dicts")
-        out.append([_DictOption(d) for d in option])
+        out.append([DictOption(d) for d in option])
     return out
 
 

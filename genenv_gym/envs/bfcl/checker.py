@@ -29,6 +29,7 @@ invalid result with the error type ``checker_error:<ExceptionName>``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,10 +38,13 @@ from genenv_gym.envs.bfcl.answer_index import (
     LATER,
     PYTHON_TYPE_MAPPING,
     CallRules,
+    DictOption,
     ParamRule,
+    RawDictOption,
     RecordIndex,
     answer_type,
     items,
+    raw_dict_options,
     record_index,
     standardize_string,
     std,
@@ -156,45 +160,11 @@ def _list_check(param: str, value: list, rule: ParamRule) -> CheckResult:
     return _OK
 
 
-def _dict_check(param: str, value: dict, possible: Any) -> CheckResult:
-    """The official dict check, reading the possible answers as they are."""
-    result = _fail("dict_checker:unclear")
-    for option in items(possible):
-        if option == "":
-            continue
-        result = _fail("dict_checker:unclear")
-        errors: list[str] = []
-        ok = True
-        for key, val in value.items():
-            if key not in option:
-                errors.append(f"Unexpected dict key parameter: {key!r}.")
-                result = _fail("value_error:dict_key", *errors)
-                ok = False
-                break
-            allowed = [std(x) for x in items(option[key])]
-            if std(val) not in allowed:
-                errors.append(
-                    f"Invalid value for parameter {key!r}: {_short(val)}. Expected one of {allowed}."
-                )
-                result = _fail("value_error:dict_value", *errors)
-                ok = False
-                break
-        for key, allowed_values in option.items():
-            if key not in value and "" not in allowed_values:
-                errors.append(f"Missing dict key parameter: {key!r}.")
-                result = _fail("value_error:dict_key", *errors)
-                ok = False
-                break
-        if ok:
-            return _OK
-    return result
-
-
-def _dict_check_indexed(value: dict, options: list) -> CheckResult:
-    """:func:`_dict_check` on possible answers standardized beforehand (``answer_index._DictOption``)."""
+def _dict_check(value: dict, options: Sequence[DictOption | RawDictOption | None]) -> CheckResult:
+    """The official dict check over the allowed dicts (None: the allowed value ``""``, skipped)."""
     result = _fail("dict_checker:unclear")
     for table in options:
-        if table is None:  # the allowed value ""
+        if table is None:
             continue
         result = _fail("dict_checker:unclear")
         errors: list[str] = []
@@ -206,7 +176,7 @@ def _dict_check_indexed(value: dict, options: list) -> CheckResult:
                 result = _fail("value_error:dict_key", *errors)
                 ok = False
                 break
-            allowed = table.allowed[key]
+            allowed = table.allowed_for(key)
             if std(val) not in allowed:
                 errors.append(
                     f"Invalid value for parameter {key!r}: {_short(val)}. Expected one of {allowed}."
@@ -214,8 +184,8 @@ def _dict_check_indexed(value: dict, options: list) -> CheckResult:
                 result = _fail("value_error:dict_value", *errors)
                 ok = False
                 break
-        for key, missing_ok in table.missing_ok.items():
-            if not missing_ok and key not in value:
+        for key in table.option_keys():
+            if key not in value and not table.missing_ok(key):
                 errors.append(f"Missing dict key parameter: {key!r}.")
                 result = _fail("value_error:dict_key", *errors)
                 ok = False
@@ -235,9 +205,9 @@ def _list_dict_check(param: str, value: list, rule: ParamRule) -> CheckResult:
         ok = True
         for index in range(len(value)):
             if tables is LATER:
-                result = _dict_check(param, value[index], [option[index]])
+                result = _dict_check(value[index], raw_dict_options([option[index]]))
             else:
-                result = _dict_check_indexed(value[index], [tables[position][index]])
+                result = _dict_check(value[index], [tables[position][index]])
             if not result.valid:
                 ok = False
                 break
@@ -298,10 +268,8 @@ def _simple(rules: CallRules, call: dict) -> CheckResult:
         typed = _type_check(param, value, rule, expected_type, nested)
         if typed is None:
             if expected_type is dict:
-                if rule.dicts is LATER:
-                    result = _dict_check(param, value, rule.allowed)
-                else:
-                    result = _dict_check_indexed(value, rule.dicts)
+                options = raw_dict_options(rule.allowed) if rule.dicts is LATER else rule.dicts
+                result = _dict_check(value, options)
             elif expected_type is list and nested is dict:
                 result = _list_dict_check(param, value, rule)
             elif expected_type is str:
