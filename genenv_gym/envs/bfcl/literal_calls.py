@@ -78,15 +78,9 @@ def _call_list(tokens: list[str]) -> tuple[list[dict[str, dict[str, Any]]], int]
                 raise _NotLiteral
         args, i = _arguments(tokens, i + 2)
         calls.append({name: args})
-        token = tokens[i]
-        if token == ",":
-            i += 1
-            if tokens[i] == "]":
-                return calls, i + 1
-        elif token == "]":
-            return calls, i + 1
-        else:
-            raise _NotLiteral
+        done, i = _after_item(tokens, i, "]")
+        if done:
+            return calls, i
 
 
 def _arguments(tokens: list[str], i: int) -> tuple[dict[str, Any], int]:
@@ -106,15 +100,22 @@ def _arguments(tokens: list[str], i: int) -> tuple[dict[str, Any], int]:
             raise _NotLiteral
         else:
             _, i = _value(tokens, i, 1)
-        token = tokens[i]
-        if token == ",":
-            i += 1
-            if tokens[i] == ")":
-                return args, i + 1
-        elif token == ")":
-            return args, i + 1
-        else:
-            raise _NotLiteral
+        done, i = _after_item(tokens, i, ")")
+        if done:
+            return args, i
+
+
+def _after_item(tokens: list[str], i: int, closer: str) -> tuple[bool, int]:
+    """After an item ending before ``tokens[i]``: ``(True, index after closer)`` when the sequence ends
+    there (a trailing comma allowed), ``(False, index of the next item)`` after a comma; else _NotLiteral."""
+    token = tokens[i]
+    if token == ",":
+        if tokens[i + 1] == closer:
+            return True, i + 2
+        return False, i + 1
+    if token == closer:
+        return True, i + 1
+    raise _NotLiteral
 
 
 def _scalar(token: str) -> Any:
@@ -164,15 +165,9 @@ def _sequence(tokens: list[str], i: int, depth: int, closer: str) -> tuple[list[
     while True:
         value, i = _value(tokens, i, depth + 1)
         items.append(value)
-        token = tokens[i]
-        if token == ",":
-            i += 1
-            if tokens[i] == closer:
-                return items, i + 1
-        elif token == closer:
-            return items, i + 1
-        else:
-            raise _NotLiteral
+        done, i = _after_item(tokens, i, closer)
+        if done:
+            return items, i
 
 
 def _dict(tokens: list[str], i: int, depth: int) -> tuple[dict[Any, Any], int]:
@@ -188,12 +183,6 @@ def _dict(tokens: list[str], i: int, depth: int) -> tuple[dict[Any, Any], int]:
             raise _NotLiteral
         key = _scalar(token)
         out[key], i = _value(tokens, i + 2, depth + 1)
-        token = tokens[i]
-        if token == ",":
-            i += 1
-            if tokens[i] == "}":
-                return out, i + 1
-        elif token == "}":
-            return out, i + 1
-        else:
-            raise _NotLiteral
+        done, i = _after_item(tokens, i, "}")
+        if done:
+            return out, i
