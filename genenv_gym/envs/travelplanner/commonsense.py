@@ -79,16 +79,9 @@ def _route_sequence_ok(cities: list[str]) -> bool:
 
 def reasonable_city_route(query: dict, plan: list, sandbox: Sandbox, fixes: Fixes = NO_FIXES) -> Result:
     """[Reasonable City Route] Starts at ``org``, returns to it, valid cities, each visited in one stretch."""
-    cities: list[str] = []
-    for i in _days(query, plan):
-        text = plan[i]["current_city"]
-        route = route_cities(text, i + 1)
-        if route is None:
-            cities.append(before_parenthesis(text))
-            continue
-        if i == 0 and route[0] != query["org"]:
-            return False, f"The first day's city should be {query['org']}."
-        cities.extend(route)
+    cities = _visited_cities(query, plan)
+    if cities is None:
+        return False, f"The first day's city should be {query['org']}."
     if not cities:
         raise OfficialCrash("no day to read a city from")
     if cities[0] != cities[-1]:
@@ -253,17 +246,27 @@ def _valid_days(query: dict, plan: list) -> bool:
     return used == query["days"]
 
 
-def _valid_city_number(query: dict, plan: list) -> bool:
-    cities: set[str] = set()
+def _visited_cities(query: dict, plan: list) -> list[str] | None:
+    """The cities of the plan's days in order (both ends of a travel day); None when day 1 leaves from
+    somewhere other than ``org``."""
+    cities: list[str] = []
     for i in _days(query, plan):
         text = plan[i]["current_city"]
         route = route_cities(text, i + 1)
         if route is None:
-            cities.add(before_parenthesis(text))
+            cities.append(before_parenthesis(text))
             continue
         if i == 0 and route[0] != query["org"]:
-            return False
-        cities.update(route)
+            return None
+        cities.extend(route)
+    return cities
+
+
+def _valid_city_number(query: dict, plan: list) -> bool:
+    visited = _visited_cities(query, plan)
+    if visited is None:
+        return False
+    cities = set(visited)
     cities.discard(query["org"])
     return len(cities) == query["visiting_city_number"]
 
