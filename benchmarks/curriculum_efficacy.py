@@ -350,7 +350,16 @@ def main() -> None:
         warm = Trainer(load_config(args.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"]))
         warm.warm_start()
         state = {k: v.clone() for k, v in warm.model.state_dict().items()}
-        print(f"seed {seed}: warm start loss {warm.warmstart_loss:.4f} in {time.perf_counter() - clock:.0f}s")
+        record.setdefault("warm_starts", {})[str(seed)] = {
+            "loss": warm.warmstart_loss,
+            "steps": warm.warmstart_step,
+            "seconds": time.perf_counter() - clock,
+        }
+        print(
+            f"seed {seed}: warm start loss {warm.warmstart_loss:.4f} after {warm.warmstart_step} steps"
+            f" in {time.perf_counter() - clock:.0f}s",
+            flush=True,
+        )
         del warm
         for method in args.methods:
             cfg = load_config(
@@ -429,6 +438,7 @@ def merge(paths: list[str], out: Path, resamples: int) -> None:
             {"path": str(p), "command": r["command"]} for p, r in zip(paths, records, strict=True)
         ],
         "config": config,
+        "warm_starts": {k: v for r in records for k, v in r.get("warm_starts", {}).items()},
         "runs": runs,
         "summary": summary,
         "heldout_tasks": len(runs[REFERENCE][0]["final_outcomes"]),

@@ -1,4 +1,5 @@
-"""The Digits domain's level grid: half steps of length, validation, the fixed held-out set."""
+"""The Digits domain's level grid: half steps of length (or one length per level), validation, the fixed
+held-out set."""
 
 import numpy as np
 import pytest
@@ -50,3 +51,16 @@ def test_non_string_actions_score_zero_and_errors_hide_the_answer():
         assert verdict.reward == 0.0 and verdict.error_type == "action_error:not_text"
     wrong = domain.verify(task, "x")
     assert wrong.reward == 0.0 and answer not in wrong.error
+
+
+def test_single_length_levels_never_mix_lengths():
+    domain = DigitsDomain(num_lengths=12, heldout_per_length=3, half_steps=False)
+    assert domain.num_levels == 12
+    rng = np.random.default_rng(0)
+    for level in range(domain.num_levels):
+        lengths = {len(domain.generate(level, rng).evaluation["answer"].split()) for _ in range(20)}
+        assert lengths == {level + 1} == set(domain.lengths(level)), level
+    assert domain.validate(domain.make_task("1 2 3", 2, "t")) == []
+    assert "not 4" in domain.validate(domain.make_task("1 2 3 4", 2, "t"))[0]
+    heldout = domain.load_tasks()
+    assert len(heldout) == 36 and {t.level for t in heldout} == set(range(12))

@@ -95,5 +95,8 @@ def test_digits_variants() -> None:
     wide = make_domain("digits-wide")
     assert wide.num_levels == 19 and len(wide.load_tasks()) == 1000
     assert {t.level for t in wide.load_tasks()} == set(range(0, 19, 2))
+    lengths = make_domain("digits-lengths")
+    assert lengths.num_levels == 12 and len(lengths.load_tasks()) == 1200
+    assert {t.level for t in lengths.load_tasks()} == set(range(12))
     with pytest.raises(ValueError, match="digits-wide"):
         make_digits_domain("digits-huge")

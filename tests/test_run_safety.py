@@ -56,6 +56,30 @@ def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path:
     assert all(torch.equal(straight[k], split[k]) for k in straight)
 
 
+def test_a_warm_start_with_stop_loss_ends_at_the_loss_and_stays_ended_on_resume(tmp_path: Path) -> None:
+    from genenv_gym.train.config import STOP_WINDOW
+
+    # a stop loss every loss is below: the warm start ends as soon as it has a full window of losses
+    cfg = tiny_config(
+        tmp_path, f"warmstart.steps={STOP_WINDOW + 30}", "warmstart.stop_loss=1000", "run.epochs=0"
+    )
+    trainer = Trainer(cfg)
+    rows = trainer.run()
+    assert trainer.warmstart_step == STOP_WINDOW and trainer.warm_started
+    assert rows[0]["warmstart_steps"] == STOP_WINDOW
+    resumed = Trainer(
+        tiny_config(tmp_path, f"warmstart.steps={STOP_WINDOW + 30}", "warmstart.stop_loss=1000")
+    )
+    resumed.run(resume=True)
+    assert resumed.warmstart_step == STOP_WINDOW and resumed.epoch == 2  # went on to train, no more SFT
+    # a stop loss no loss reaches: every step runs
+    never = Trainer(tiny_config(tmp_path / "never", "warmstart.steps=4", "warmstart.stop_loss=1e-12"))
+    never.warm_start()
+    assert never.warmstart_step == 4
+    with pytest.raises(ValueError, match="stop_loss"):
+        tiny_config(tmp_path, "warmstart.stop_loss=-1").validate()
+
+
 def test_a_fresh_run_removes_the_earlier_checkpoint_before_anything_else(tmp_path: Path) -> None:
     Trainer(tiny_config(tmp_path, "run.epochs=1")).run()
     fresh = Trainer(tiny_config(tmp_path, "run.epochs=1"))

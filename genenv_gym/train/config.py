@@ -36,11 +36,17 @@ class ModelConfig:
     dtype: str = "auto"
 
 
+#: Steps whose mean loss ``warmstart.stop_loss`` is compared with.
+STOP_WINDOW = 20
+
+
 @dataclass
 class WarmStartConfig:
     """Supervised warm start on procedural seed tasks (the paper's base data).
 
     Base tasks have levels ``0..max_level`` with probability proportional to ``level_decay ** level``.
+    With ``stop_loss > 0`` the warm start ends as soon as the mean loss of its last ``STOP_WINDOW`` (20)
+    steps is at most ``stop_loss`` (``steps`` is then the most it runs).
     """
 
     steps: int = 0
@@ -49,6 +55,7 @@ class WarmStartConfig:
     base_tasks: int = 256
     max_level: int = 3
     level_decay: float = 1.0
+    stop_loss: float = 0.0
 
 
 @dataclass
@@ -203,6 +210,10 @@ class TrainConfig:
             raise ValueError("run.skill_probe_tasks must be >= 0")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
             raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
+        if self.warmstart.stop_loss < 0:
+            raise ValueError(
+                f"warmstart.stop_loss must be >= 0 (0: run every step), got {self.warmstart.stop_loss}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -41,7 +41,7 @@ from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
-from genenv_gym.train.config import TrainConfig
+from genenv_gym.train.config import STOP_WINDOW, TrainConfig
 from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
 from genenv_gym.train.grpo import group_advantages, group_signal, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
@@ -158,6 +158,8 @@ class Trainer:
         self.stop_requested = False
         self.warmstart_step = 0
         self.warmstart_loss = 0.0
+        self.warmstart_recent: list[float] = []  # the last STOP_WINDOW losses (warmstart.stop_loss)
+        self.warmstart_done = False
         self.warm_optimizer: torch.optim.Optimizer | None = None
         from genenv_gym.agents.backends.hf import HFBackend
 
@@ -197,19 +199,26 @@ class Trainer:
         self.model.train()
         todo = range(self.warmstart_step, w.steps)
         for _ in progress(todo, total=len(todo), desc="warm start", enabled=self.cfg.run.progress):
-            if self.stop_requested:
+            if self.stop_requested or self.warmstart_done:
                 break
             idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
             batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
             self.warmstart_loss = sft_step(self.model, self.warm_optimizer, batch)
             self.warmstart_step += 1
+            self.warmstart_recent = [*self.warmstart_recent, self.warmstart_loss][-STOP_WINDOW:]
+            if (
+                w.stop_loss > 0
+                and len(self.warmstart_recent) == STOP_WINDOW
+                and float(np.mean(self.warmstart_recent)) <= w.stop_loss
+            ):
+                self.warmstart_done = True
         self.model.eval()
-        return {"warmstart_loss": self.warmstart_loss}
+        return {"warmstart_loss": self.warmstart_loss, "warmstart_steps": self.warmstart_step}
 
     @property
     def warm_started(self) -> bool:
-        """Whether the warm start has run all its steps."""
-        return self.warmstart_step >= max(self.cfg.warmstart.steps, 0)
+        """Whether the warm start has run all its steps or reached ``warmstart.stop_loss``."""
+        return self.warmstart_done or self.warmstart_step >= max(self.cfg.warmstart.steps, 0)
 
     def propose_tasks(self, n: int) -> list[Task]:
         """The epoch's task batch, from the source the baseline names."""
@@ -487,6 +496,8 @@ class Trainer:
             "agent_samples": self.agent_samples,
             "warmstart_step": self.warmstart_step,
             "warmstart_loss": self.warmstart_loss,
+            "warmstart_recent": self.warmstart_recent,
+            "warmstart_done": self.warmstart_done,
             "warm_optimizer": None if self.warm_optimizer is None else self.warm_optimizer.state_dict(),
             "model": self.model.state_dict(),
             "reference": None if self.reference is None else self.reference.state_dict(),
@@ -510,6 +521,8 @@ class Trainer:
         self.model.load_state_dict(state["model"])
         self.warmstart_step = state.get("warmstart_step", self.cfg.warmstart.steps)
         self.warmstart_loss = state.get("warmstart_loss", 0.0)
+        self.warmstart_recent = list(state.get("warmstart_recent", []))
+        self.warmstart_done = bool(state.get("warmstart_done", False))
         if state.get("warm_optimizer") is not None:
             self.warm_optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.cfg.warmstart.lr)
             self.warm_optimizer.load_state_dict(state["warm_optimizer"])

@@ -6,10 +6,11 @@ It is a real Domain all the same: procedural generation at ``num_levels`` diffic
 generated tasks, an exact-match verifier, and a fixed held-out set (``load_tasks``) that plays the role of
 the benchmark.
 
-Levels are half steps of length: level ``2k`` has ``k + 1`` digits and level ``2k + 1`` draws ``k + 1`` or
-``k + 2`` digits with equal odds. The agent's success falls steeply from one length to the next, so with
-whole lengths alone often no level sits near the curriculum's alpha; a mixed level sits halfway between
-its two neighbours' success rates.
+Levels are half steps of length by default: level ``2k`` has ``k + 1`` digits and level ``2k + 1`` draws
+``k + 1`` or ``k + 2`` digits with equal odds. The agent's success falls steeply from one length to the
+next, so with whole lengths alone often no level sits near the curriculum's alpha; a mixed level sits
+halfway between its two neighbours' success rates. With ``half_steps=False`` (the ``digits-lengths``
+variant) level ``k`` is exactly ``k + 1`` digits: no level mixes a solved length with an unsolved one.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ HELDOUT_PER_LENGTH = 25
 
 #: Named variants (``run.domain``): keyword arguments of ``DigitsDomain``. ``digits`` is the demo's domain;
 #: ``digits-wide`` (the efficacy benchmark's) has lengths 1-10 (19 levels) and 100 held-out tasks per length
-#: (1,000), so that a fixed or uniform task distribution spends most samples on solved or hopeless tasks.
-VARIANTS: dict[str, dict[str, int]] = {
+#: (1,000), so that a fixed or uniform task distribution spends most samples on solved or hopeless tasks;
+#: ``digits-lengths`` (the second efficacy design's) has one length per level, 1-12, and 100 held-out tasks
+#: per length (1,200).
+VARIANTS: dict[str, dict[str, int | bool]] = {
     "digits": {},
     "digits-wide": {"num_lengths": 10, "heldout_per_length": 100},
+    "digits-lengths": {"num_lengths": 12, "heldout_per_length": 100, "half_steps": False},
 }
 
 
@@ -40,34 +44,49 @@ def _answer(digits: str) -> str:
     return " ".join(reversed(digits.split()))
 
 
-def level_lengths(level: int) -> tuple[int, ...]:
-    """The string lengths of a level: ``(k + 1,)`` at level ``2k``, ``(k + 1, k + 2)`` at ``2k + 1``."""
+def level_lengths(level: int, half_steps: bool = True) -> tuple[int, ...]:
+    """The string lengths of a level: ``(k + 1,)`` at level ``2k``, ``(k + 1, k + 2)`` at ``2k + 1``; without
+    half steps ``(level + 1,)``."""
+    if not half_steps:
+        return (level + 1,)
     shortest = level // 2 + 1
     return (shortest,) if level % 2 == 0 else (shortest, shortest + 1)
 
 
 class DigitsDomain(Domain):
-    """Reverse a space-separated digit string; ``2 * num_lengths - 1`` levels in half steps of length."""
+    """Reverse a space-separated digit string; ``2 * num_lengths - 1`` levels in half steps of length, or
+    ``num_lengths`` levels of one length each (``half_steps=False``)."""
 
     name = "digits"
     num_levels = 2 * NUM_LENGTHS - 1
     action_format = "text"
 
-    def __init__(self, num_lengths: int = NUM_LENGTHS, heldout_per_length: int = HELDOUT_PER_LENGTH) -> None:
+    def __init__(
+        self,
+        num_lengths: int = NUM_LENGTHS,
+        heldout_per_length: int = HELDOUT_PER_LENGTH,
+        half_steps: bool = True,
+    ) -> None:
         if num_lengths < 1:
             raise ValueError(f"num_lengths must be >= 1, got {num_lengths}")
         self.num_lengths = num_lengths
-        self.num_levels = 2 * num_lengths - 1
+        self.half_steps = half_steps
+        self.num_levels = 2 * num_lengths - 1 if half_steps else num_lengths
         self.heldout_per_length = heldout_per_length
+
+    def lengths(self, level: int) -> tuple[int, ...]:
+        """The string lengths level ``level`` draws from."""
+        return level_lengths(level, self.half_steps)
 
     def categories(self) -> tuple[str, ...]:
         return tuple(f"level_{level}" for level in range(self.num_levels))
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        """The held-out set: ``heldout_per_length`` tasks per length (the even levels) from a fixed seed."""
+        """The held-out set: ``heldout_per_length`` tasks per length (the single-length levels) from a fixed
+        seed."""
         rng = np.random.default_rng(HELDOUT_SEED)
         tasks = []
-        for level in range(0, self.num_levels, 2):
+        for level in range(0, self.num_levels, 2 if self.half_steps else 1):
             for i in range(self.heldout_per_length):
                 task = self.generate(
                     level, rng, task_id=f"digits-heldout-{level}-{i}", provenance="benchmark:heldout"
@@ -93,7 +112,7 @@ class DigitsDomain(Domain):
     ) -> Task:
         if not 0 <= level < self.num_levels:
             raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
-        lengths = level_lengths(level)
+        lengths = self.lengths(level)
         length = lengths[int(rng.integers(len(lengths)))] if len(lengths) > 1 else lengths[0]
         digits = " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
         if task_id is None:
@@ -125,8 +144,8 @@ class DigitsDomain(Domain):
             problems.append("the reference answer is not the reversed string")
         if not 0 <= task.level < self.num_levels:
             problems.append(f"level {task.level} is outside [0, {self.num_levels})")
-        elif len(digits) not in level_lengths(task.level):
-            problems.append(f"level {task.level} has {level_lengths(task.level)} digits, not {len(digits)}")
+        elif len(digits) not in self.lengths(task.level):
+            problems.append(f"level {task.level} has {self.lengths(task.level)} digits, not {len(digits)}")
         return problems
 
     def oracle_action(self, task: Task) -> str:
