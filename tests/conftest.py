@@ -19,6 +19,13 @@ SHARED_DATA = Path(
 )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_logs_in_a_test_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SB3's ``learn`` makes an empty ``SB3-<time>`` folder in the system temp dir per call, unless
+    ``SB3_LOGDIR`` names one: the suite's go to pytest's temp folder instead of accumulating in /tmp."""
+    os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+
+
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
     """The real benchmark data. Missing data fails under CI (CI=true) and skips elsewhere."""

@@ -129,7 +129,10 @@ def test_sim_env_serves_planned_goals_through_the_curriculum(data_dir):
         obs, info = env.reset()
     assert "sim_update" in step_info and info["task_id"] != first
     assert env.unwrapped.curriculum_state()["stats"]["proposed"] >= 2
-    env.unwrapped.domain.close()
+    planner = env.unwrapped.domain._generator.planner
+    worker = planner._process
+    env.close()  # stops the domain's planner worker, not only at interpreter exit
+    assert planner._process is None and (worker is None or worker.poll() is not None)
 
 
 def test_the_plan_cache_lets_a_second_planner_skip_the_search(domain, tmp_path):

@@ -182,6 +182,13 @@ class SimulatorEnv(gym.Env):
             return self._runner.episode.observation if self._runner.episode else ""
         return None
 
+    def close(self) -> None:
+        """Release what the domain holds (ALFWorld's planner worker and engines)."""
+        close = getattr(self.domain, "close", None)
+        if callable(close):
+            close()
+        super().close()
+
     def curriculum_state(self) -> dict[str, Any]:
         """The simulator's policy, its running counts and the agent's skill estimate."""
         state: dict[str, Any] = {"skill": self.tracker.estimate().to_dict()}

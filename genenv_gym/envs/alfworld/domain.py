@@ -44,9 +44,9 @@ class ALFWorldDomain(Domain):
             else ``split`` with a warning (training on goals in the evaluation scenes leaks those rooms).
         max_steps: the step budget of an episode.
         planner_timeout_s: the longest the planner may search for one generated goal.
-        plan_cache: a folder where planner outcomes are kept across processes and runs (``"default"``:
-            ``~/.cache/genenv_gym/alfworld_plans``; None: memory only). Vector-env copies and later runs
-            then plan each goal once.
+        plan_cache: a folder where planner outcomes, and the translations of the goals they solve, are kept
+            across processes and runs (``"default"``: ``~/.cache/genenv_gym/alfworld_plans``; None: memory
+            only). Vector-env copies and later runs then plan and translate each goal once.
         cached_engine: reuse parsed games and translations across resets (default; same transcripts, several
             times faster). ``False`` plays on textworld's ``PddlEnv`` unchanged.
     """

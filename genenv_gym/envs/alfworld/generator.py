@@ -107,7 +107,10 @@ class GoalGenerator:
         planned = dict(
             data, pddl_problem=problem, grammar=with_goal_text(data["grammar"], text), walkthrough=None
         )
-        outcome = self.planner.plan(planned)
+        outcome = self.planner.plan(planned, meanwhile=lambda: self._prepare(planned))
+        if self.planner.translations is not None and outcome.status == "solved":
+            # the worker's translation of this problem, for the validation and the episode of this process
+            self.planner.translations.seed(planned["pddl_domain"], problem)
         steps = len(outcome.plan) or estimate_plan_steps(scene, spec)  # the estimate when there is no plan
         features = difficulty_features(spec.task_type, scene.distractors(spec.obj), steps)
         digest = hashlib.sha1(f"{game.split}/{game.id}|{spec}|{text}".encode()).hexdigest()[:12]
@@ -128,6 +131,14 @@ class GoalGenerator:
             provenance="procedural",
             category=spec.task_type,
         )
+
+    def _prepare(self, game: dict[str, Any]) -> None:
+        """What this process needs to validate a goal, done while the worker plans it: the engine (imported
+        on first use) and, without a translation cache to take the worker's from, the problem's translation
+        (memoized for the validation and for the episode that plays it)."""
+        checker = self.domain.checker
+        if self.planner.translations is None:
+            checker.load(game)
 
     def generate(self, level: int, rng: np.random.Generator) -> Task:
         """A planned goal at ``level``; after ``attempts`` misses (or where no scene affords the level), the
