@@ -1,6 +1,7 @@
 """The LLM simulator: an environment LLM writes tasks, every one validated before an agent sees it.
 
-For each batch the simulator picks a target difficulty near the agent's frontier, asks the LLM (through
+For each batch the simulator picks a target difficulty near the agent's frontier (or near ``center``, a
+target level a trainer steers by the measured success on the simulator's tasks), asks the LLM (through
 any backend) for tasks with the domain's TaskWriter prompt, and screens every reply:
 
 1. generation errors and truncated replies (``finish_reason == "length"``) are rejected;
@@ -175,6 +176,8 @@ class LLMSimulator:
         self._lock = threading.Lock()
         self._records_lock = threading.Lock()
         self._skill: SkillEstimate | None = None
+        #: The (fractional) level prompts ask for when a trainer steers it; None: the skill's frontier.
+        self.center: float | None = None
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -263,6 +266,7 @@ class LLMSimulator:
                     "records": self.records,
                     "dedup": self.dedup,
                     "seeds": self.seeds,
+                    "center": self.center,
                 }
             )
 
@@ -276,6 +280,16 @@ class LLMSimulator:
             self.records = state["records"]
             self.dedup = state["dedup"]
             self.seeds = state["seeds"]
+            self.center = state.get("center")
+
+    def discard_buffer(self) -> int:
+        """Drop the accepted tasks not yet served and their records (after the target moved); how many."""
+        with self._lock, self._records_lock:
+            dropped = list(self._buffer)
+            self._buffer.clear()
+            for task in dropped:
+                self.records.pop(task.id, None)
+        return len(dropped)
 
     def close(self) -> None:
         """Stop the background thread (if any)."""
@@ -287,10 +301,11 @@ class LLMSimulator:
 
     # ------------------------------------------------------------------------------------------------
     def target(self, skill: SkillEstimate, rng: np.random.Generator | None = None) -> Target:
-        """The difficulty to ask for: the agent's frontier level, sometimes one above or below."""
+        """The difficulty to ask for: the agent's frontier level (or, when steered, ``center`` rounded up with
+        probability its fractional part), sometimes one above or below."""
         rng = rng if rng is not None else self.rng
         levels = self.domain.num_levels
-        level = skill.frontier
+        level = skill.frontier if self.center is None else int(np.floor(self.center + rng.random()))
         if rng.random() < self.explore:
             level += int(rng.choice([-1, 1]))
         level = int(np.clip(level, 0, levels - 1))

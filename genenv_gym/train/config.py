@@ -86,6 +86,8 @@ class AgentConfig:
 
 
 SIMULATOR_KINDS = ("procedural", "llm")
+#: How the LLM simulator picks the level its prompts ask for (``simulator.targeting``).
+LLM_TARGETING = ("success", "frontier")
 
 
 @dataclass
@@ -99,8 +101,11 @@ class SimulatorConfig:
     cap ``max_kl`` (token-mean KL of one step on its batch), on mini-batches of ``sft_batch_size`` records;
     ``warmstart_*`` is an optional supervised start (prompt -> a procedural task at the prompt's level);
     it samples ``generations_per_round`` replies per round at ``temperature`` (at most ``max_new_tokens``
-    each, ``max_rounds`` rounds per proposal before the procedural fallback), targeting the agent's
-    frontier level or, with probability ``explore``, one level beside it.
+    each, ``max_rounds`` rounds per proposal before the procedural fallback). ``targeting`` picks the level
+    its prompts ask for: ``success`` (a target level steered by the measured success on the generated
+    tasks: ``target_gain`` levels per logit of ``p - alpha``, at most ``target_max_step`` levels per
+    update, starting at the skill tracker's frontier) or ``frontier`` (the tracker's frontier level); with
+    probability ``explore`` one level beside it.
     """
 
     kind: str = "procedural"
@@ -128,6 +133,9 @@ class SimulatorConfig:
     generations_per_round: int = 64
     max_rounds: int = 3
     explore: float = 0.3
+    targeting: str = "success"
+    target_gain: float = 1.0
+    target_max_step: float = 2.0
 
     def validate(self) -> None:
         """Raise ValueError naming the first bad ``simulator.*`` field."""
@@ -147,6 +155,10 @@ class SimulatorConfig:
             )
         if self.temperature < 0 or not 0.0 <= self.explore <= 1.0:
             raise ValueError("simulator.temperature must be >= 0 and simulator.explore in [0, 1]")
+        if self.targeting not in LLM_TARGETING:
+            raise ValueError(f"simulator.targeting must be one of {LLM_TARGETING}, got {self.targeting!r}")
+        if self.target_gain <= 0 or self.target_max_step <= 0:
+            raise ValueError("simulator.target_gain and simulator.target_max_step must be > 0")
 
 
 @dataclass

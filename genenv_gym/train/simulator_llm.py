@@ -15,6 +15,16 @@ trains on: all of one update's outcomes at a level form one batch of task variat
 batch gets that ``p``, its ``R_env(p)`` and, when ``|p - alpha| <= k_min``, the weight ``exp(lambda R_env)``,
 so both simulator kinds are trained on the same signal.
 
+Targeting (``simulator.targeting``): with ``success`` (the default) the level the prompts ask for is a
+fractional ``center`` that starts at the skill tracker's frontier and, after each update, moves
+``target_gain`` levels per logit of the gap between the success on all of the epoch's generated tasks and
+alpha (at most ``target_max_step`` levels, and no further than ``TARGET_SPAN`` levels past the mean level
+of the epoch's tasks; accepted tasks not yet served are discarded, they were written for the old target): a
+stochastic-approximation step on the one figure the curriculum aims at, which also absorbs the written
+tasks' offset from the asked level, the greedy probe's optimism and skill estimates gone stale at levels no
+longer proposed. With ``frontier`` the prompts ask for the tracker's frontier level (the earlier design).
+Either way one level beside it with probability ``explore``.
+
 An optional supervised warm start (``simulator.warmstart_steps``) teaches a random tiny model the reply
 format: writer prompts at random target levels -> the writer's reply for a procedural task at that level.
 The KL reference is taken after it (the warm-started model is the "initial simulator"; a random one is no
@@ -24,6 +34,7 @@ meaningful anchor).
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -50,6 +61,9 @@ from genenv_gym.train.rwr_sft import (
 
 #: Added to ``run.seed`` for the simulator LLM's initial weights and its random streams (not the agent's).
 SEED_OFFSET = 7919
+#: ``targeting: success``: a step of the target level stops this many levels past the mean level the
+#: latest epoch's tasks were written at (no wind-up while the written levels do not follow the target).
+TARGET_SPAN = 1.0
 #: Rejection kinds reported one by one in the metrics (``duplicate`` includes ``near_duplicate``).
 REPORTED_REJECTIONS = ("parse", "invalid", "duplicate", "truncated")
 
@@ -70,6 +84,18 @@ def build_simulator_llm(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
         dtype=cfg.model.dtype,
     )
     return build_agent(replace(cfg, model=model_cfg, run=replace(cfg.run, seed=cfg.run.seed + SEED_OFFSET)))
+
+
+def steer_target(
+    center: float, successes: int, attempts: int, alpha: float, gain: float, max_step: float, levels: int
+) -> float:
+    """The next target level: ``center`` moved ``gain`` levels per logit of the measured success above
+    ``alpha`` (``successes / attempts``, smoothed by half a success and half a failure), by at most
+    ``max_step`` levels, kept inside ``[0, levels - 1]``."""
+    p = (successes + 0.5) / (attempts + 1.0)
+    gap = math.log(p / (1.0 - p)) - math.log(alpha / (1.0 - alpha))
+    step = min(max(gain * gap, -max_step), max_step)
+    return min(max(center + step, 0.0), levels - 1.0)
 
 
 def pool_by_level(outcomes: Sequence[Outcome]) -> list[Outcome]:
@@ -122,6 +148,8 @@ class EnvironmentLLM:
         self.reference.requires_grad_(False)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr, weight_decay=0.0)
         self.last_proposal: dict[str, float | None] = {}
+        #: The skill tracker's frontier at the latest proposal (where ``targeting: success`` starts).
+        self.proposal_frontier = 0
 
     # -------------------------------------------------------------------------------------------------
     def warm_start(self, progress: bool = False) -> dict[str, float]:
@@ -167,9 +195,12 @@ class EnvironmentLLM:
         # Each proposal's sampling stream comes from this object's generator (restored on resume), not from
         # whatever the torch RNG holds after the agent's rollouts.
         torch.manual_seed(int(self.rng.integers(1 << 62)))
+        self.proposal_frontier = skill.frontier
         tasks = self.simulator.propose(n, skill, rng)
         generated, accepted = stats.generated - generated, stats.accepted - accepted
         written = [t.level for t in tasks if t.provenance.startswith("llm:")]
+        records = self.simulator.records
+        targets = [records[t.id].context["target"]["level"] for t in tasks if t.id in records]
         new_rejections = {k: v - rejected.get(k, 0) for k, v in stats.rejected.items()}
         report: dict[str, float | None] = {
             "generated": float(generated),
@@ -178,6 +209,7 @@ class EnvironmentLLM:
             "fallback": float(stats.fallback - fallback),
             "written": float(len(written)),
             "mean_level": float(np.mean(written)) if written else None,
+            "mean_target": float(np.mean(targets)) if targets else None,
         }
         for kind in REPORTED_REJECTIONS:
             count = new_rejections.get(kind, 0)
@@ -195,7 +227,10 @@ class EnvironmentLLM:
         ``step_scale`` (mean fraction of the optimizer step kept by the cap), ``sft_steps`` and ``ref_kl``
         (token-mean KL of the updated model to the initial simulator on the kept records; None if none).
         """
+        center = self._steer(outcomes)
         recorded = self.simulator.update(pool_by_level(outcomes))
+        # tasks written for the old target and not served yet would serve the next epoch at the old level
+        discarded = self.simulator.discard_buffer() if center is not None else 0
         records = self.simulator.training_records(clear=True)
         examples = [encode_chat_example(self.tokenizer, r.context["messages"], r.reply) for r in records]
         steps = self._rwr_steps(examples, [r.weight for r in records])
@@ -207,7 +242,35 @@ class EnvironmentLLM:
             "kl": float(max(st["kl"] for st in steps)) if steps else 0.0,
             "step_scale": float(np.mean([st["step_scale"] for st in steps])) if steps else 0.0,
             "ref_kl": self._reference_kl(examples) if examples else None,
+            "center": center,
+            "discarded": float(discarded),
         }
+
+    def _steer(self, outcomes: Sequence[Outcome]) -> float | None:
+        """``targeting: success``: move the simulator's target level by the success on all ``outcomes``
+        (the epoch's generated tasks, LLM-written and fallback), a step down stopping ``TARGET_SPAN`` below
+        their mean level and a step up ``TARGET_SPAN`` above it (a step never moves the target the other
+        way); starts at the frontier the proposal used. Returns the new target level (None with
+        ``targeting: frontier`` or no outcomes)."""
+        sim, s = self.simulator, self.cfg
+        attempts = sum(o.attempts for o in outcomes)
+        if s.targeting != "success" or not attempts:
+            return None
+        if sim.center is None:
+            sim.center = float(self.proposal_frontier)
+        successes = sum(o.successes for o in outcomes)
+        alpha = sim.curriculum.alpha
+        levels = self.domain.num_levels
+        gain, step = s.target_gain, s.target_max_step
+        center = steer_target(sim.center, successes, attempts, alpha, gain, step, levels)
+        # no wind-up: a step stops TARGET_SPAN past the level the tasks were written at (never pushed back)
+        written = float(np.mean([o.task.level for o in outcomes]))
+        if center < sim.center:
+            center = max(center, min(sim.center, written - TARGET_SPAN))
+        elif center > sim.center:
+            center = min(center, max(sim.center, written + TARGET_SPAN))
+        sim.center = center
+        return sim.center
 
     def _rwr_steps(self, examples: list[tuple[list, list]], weights: list[float]) -> list[dict[str, float]]:
         """``sft_epochs`` shuffled passes of ``rwr_sft_step`` over mini-batches of ``sft_batch_size``."""

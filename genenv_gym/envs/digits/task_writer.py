@@ -3,7 +3,7 @@
 The prompt is short on purpose (a tiny model must learn to answer it): a fixed system turn
 ``Write one reverse task as JSON: {"digits": "d d d"}`` and a user turn::
 
-    Level 3 of 7; agent solves 40%.
+    Level 3 of 14, like "d d" or "d d d"; agent solves 40%.
 
 and the reply is one strict JSON object holding the digit string only::
 
@@ -37,8 +37,10 @@ from genenv_gym.task import Task
 MAX_ITEMS = 64
 #: The system turn of every prompt (it replaces the chat template's longer default one).
 SYSTEM = 'Write one reverse task as JSON: {"digits": "d d d"}'
-#: The user turn: the target level and the agent's success there.
-REQUEST = 'Level {level} of {top}, like "{shape}"; agent solves {success}%.'
+#: The user turn: the target level, the shapes of its tasks and the agent's success there.
+REQUEST = "Level {level} of {top}, like {shape}; agent solves {success}%."
+#: Procedural tasks drawn per level to find the lengths it asks for (a level has one or two lengths).
+SHAPE_SAMPLES = 32
 
 
 class DigitsTaskWriter:
@@ -60,12 +62,15 @@ class DigitsTaskWriter:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
     def _shape(self, level: int) -> str:
-        """A procedural task of ``level`` with its digits masked (``d d d``): the length it asks for."""
+        """Every length ``level`` draws from, as procedural tasks with their digits masked: ``"d d d"``, or
+        ``"d d d" or "d d d d"`` at a level that mixes two lengths (so written tasks mix them too)."""
         if level not in self._shapes:
             if not 0 <= level < self.domain.num_levels:
-                return "?"
-            example = self.domain.generate(level, np.random.default_rng(level))
-            self._shapes[level] = " ".join("d" for _ in task_digits(self.domain, example).split())
+                return '"?"'
+            rng = np.random.default_rng(level)
+            examples = [self.domain.generate(level, rng) for _ in range(SHAPE_SAMPLES)]
+            lengths = sorted({len(task_digits(self.domain, t).split()) for t in examples})
+            self._shapes[level] = " or ".join('"' + " ".join(["d"] * n) + '"' for n in lengths)
         return self._shapes[level]
 
     def parse(self, reply: str, target: Target, provenance: str) -> Task:
