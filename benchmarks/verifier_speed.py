@@ -10,7 +10,10 @@ verdict mismatches. The table is also written as JSON (``--out``).
   two JSON kinds our decoder accepts by design, ``LENIENT_BY_DESIGN``, left out). Ours:
   ``checker.grade_output``. Official: bfcl-eval's ``eval_runner._evaluate_single_ast_entry`` /
   ``_evaluate_single_relevance_entry`` with its decoders, in a worker process of the bfcl-eval venv pinned
-  to the same core. Verdict: valid and error type.
+  to the same core. Verdict: valid and error type. With ``--bfcl-by-kind``, one more row per path our
+  decoder takes (``bfcl_path``: Python read without ``ast``, through ``ast`` with or without a decoded
+  call, a syntax error, Java / JavaScript, JSON; ``rel/`` for the relevance categories), each side timed
+  on the same subset.
 - **bfcl_multiturn**: the multi-turn crosscheck's runs (ground truth and seven mutations of every entry).
   Ours: ``check_entry``. Official: ``multi_turn_checker`` (it executes each call string with ``eval``
   on backend instances it keeps in its module globals; they are dropped after each pass, untimed).
@@ -195,13 +198,34 @@ class WorkerSide:
         self.process.wait(timeout=30)
 
 
+class WorkerSubset:
+    """The cases of one ``bfcl_path`` (``*``: all) of a shared BFCL worker; the last subset closed ends it."""
+
+    def __init__(self, worker: WorkerSide, label: str, sharing: list[int]) -> None:
+        self.worker, self.label, self.sharing = worker, label, sharing
+        sharing[0] += 1
+
+    def calibrate(self, seconds: float) -> int:
+        self.worker._ask("select", self.label)
+        return self.worker.calibrate(seconds)
+
+    def run(self, n: int, min_seconds: float) -> tuple[float, list[Any]]:
+        self.worker._ask("select", self.label)
+        return self.worker.run(n, min_seconds)
+
+    def close(self) -> None:
+        self.sharing[0] -= 1
+        if self.sharing[0] == 0:
+            self.worker.close()
+
+
 @dataclass
 class Suite:
     """One row of the table: the same inputs for both sides, and what each timing includes."""
 
     name: str
     ours: LocalSide | WorkerSide
-    official: LocalSide | WorkerSide
+    official: LocalSide | WorkerSide | WorkerSubset
     total: int
     includes: str
     #: Turns a verdict into the form compared (ours and the official one are compared after it).
@@ -268,8 +292,32 @@ def _import_benchmark(name: str) -> Any:
 # ============================================================================================== BFCL
 
 
-def bfcl_suite(data_dir: Path, official_python: Path, max_records: int) -> Suite:
-    """Single-turn AST categories; the official side in the bfcl-eval venv."""
+def bfcl_path(case: dict[str, Any]) -> str:
+    """Which path our decoder takes for a case (untimed; see ``--bfcl-by-kind``)."""
+    from genenv_gym.envs.bfcl.categories import NO_GROUND_TRUTH, language_of
+    from genenv_gym.envs.bfcl.decode import DecodeError, _decode_with_ast, bracket_wrap
+    from genenv_gym.envs.bfcl.literal_calls import read_literal_calls
+
+    category = case["category"]
+    relevance = category in NO_GROUND_TRUTH or "relevance" in category
+    prefix = "rel/" if relevance else ""
+    if case["format"] == "json":
+        return prefix + "json"
+    if not relevance and language_of(category) != "python":
+        return prefix + "java_js"
+    source = bracket_wrap(case["output"])
+    if read_literal_calls(source) is not None:
+        return prefix + "py_literal"
+    try:
+        _decode_with_ast(source)
+    except DecodeError as exc:
+        return prefix + ("py_syntax_error" if str(exc).startswith("invalid syntax") else "py_ast_no_call")
+    return prefix + "py_ast"
+
+
+def bfcl_suite(data_dir: Path, official_python: Path, max_records: int, by_kind: bool = False) -> list[Suite]:
+    """Single-turn AST categories (and, ``by_kind``, one row per ``bfcl_path``); the official side in the
+    bfcl-eval venv."""
     if not official_python.exists():
         raise FileNotFoundError(
             f"{official_python}: no bfcl-eval venv (python3 -m venv /tmp/bfcl-venv && "
@@ -293,22 +341,43 @@ def bfcl_suite(data_dir: Path, official_python: Path, max_records: int) -> Suite
         result = grade_output(
             case["output"], record["function"], record["ground_truth"], case["category"], case["format"]
         )
+        # The official checker formats its error messages for every invalid output; ours are formatted
+        # when first read (checker.CheckResult), so they are read here to time the same work.
+        _ = result.errors
         return bool(result.valid), None if result.valid else result.error_type
 
+    for case in cases:
+        case["path"] = bfcl_path(case) if by_kind else "*"
     cases_file = Path(tempfile.mkdtemp(prefix="verifier_speed_")) / "bfcl_cases.json"
     cases_file.write_text(json.dumps(cases))
     worker = WorkerSide(
         [str(official_python), str(Path(__file__).resolve()), "--bfcl-worker", str(cases_file), str(data_dir)]
     )
-    return Suite(
-        "bfcl",
-        LocalSide(ours, cases),
-        worker,
-        len(cases),
-        f"decode + AST check of one output ({len(records)} sampled records, every case of each); the "
-        "official side in its own process (bfcl-eval pins tree_sitter 0.21)",
-        same=lambda a, b: list(a) == list(b),
-    )
+    sharing = [0]
+    suites = [
+        Suite(
+            "bfcl",
+            LocalSide(ours, cases),
+            WorkerSubset(worker, "*", sharing),
+            len(cases),
+            f"decode + AST check of one output ({len(records)} sampled records, every case of each); the "
+            "official side in its own process (bfcl-eval pins tree_sitter 0.21)",
+            same=lambda a, b: list(a) == list(b),
+        )
+    ]
+    for label in sorted({case["path"] for case in cases} - {"*"}):
+        subset = [case for case in cases if case["path"] == label]
+        suites.append(
+            Suite(
+                f"bfcl: {label}",
+                LocalSide(ours, subset),
+                WorkerSubset(worker, label, sharing),
+                len(subset),
+                f"the {label} cases of the bfcl row",
+                same=lambda a, b: list(a) == list(b),
+            )
+        )
+    return suites
 
 
 def bfcl_worker(cases_path: str, data_dir: str) -> None:
@@ -316,7 +385,8 @@ def bfcl_worker(cases_path: str, data_dir: str) -> None:
     sys.path.insert(0, str(BENCHMARKS))
     import bfcl_crosscheck
 
-    cases = json.loads(Path(cases_path).read_text())
+    every_case = json.loads(Path(cases_path).read_text())
+    cases = every_case
     official = bfcl_crosscheck.official_grader(Path(data_dir), {c["category"] for c in cases})
 
     def grade(case: dict[str, Any]) -> tuple[bool, str | None]:
@@ -334,6 +404,9 @@ def bfcl_worker(cases_path: str, data_dir: str) -> None:
             reply(calibrate(grade, cases, float(args[0])))
         elif command == "run":
             reply(timed_passes(grade, cases[: int(args[0])], float(args[1])))
+        elif command == "select":
+            cases = [c for c in every_case if args[0] == "*" or c.get("path") == args[0]]
+            reply(len(cases))
         else:
             return
 
@@ -600,7 +673,7 @@ def build_suite(name: str, args: argparse.Namespace) -> list[Suite]:
     """The rows of one benchmark."""
     data_dir = Path(args.data_dir).resolve()
     if name == "bfcl":
-        return [bfcl_suite(data_dir, Path(args.bfcl_python), args.bfcl_records)]
+        return bfcl_suite(data_dir, Path(args.bfcl_python), args.bfcl_records, args.bfcl_by_kind)
     if name == "bfcl_multiturn":
         return [bfcl_multiturn_suite(data_dir, Path(args.bfcl_wheel))]
     if name == "apibank":
@@ -660,6 +733,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bfcl-records", type=int, default=400, help="BFCL records sampled (all their cases)"
     )
+    parser.add_argument(
+        "--bfcl-by-kind", action="store_true", help="also one bfcl row per path our decoder takes (bfcl_path)"
+    )
     parser.add_argument("--bfcl-wheel", default="/tmp/bfclw4", help="the unpacked bfcl-eval wheel")
     parser.add_argument("--apibank-dir", default="/tmp/damo/api-bank", help="DAMO-ConvAI's api-bank folder")
     parser.add_argument("--search-r1-dir", default="/tmp/Search-R1", help="a Search-R1 checkout (verl/)")
@@ -715,6 +791,7 @@ def main(argv: list[str] | None = None) -> int:
         "trials": args.trials,
         "min items": args.min_items,
         "bfcl records": args.bfcl_records,
+        "bfcl by kind": args.bfcl_by_kind,
     }
     out.write_text(json.dumps({"setup": meta, "rows": rows}, indent=2) + "\n")
     print(f"written to {out}")

@@ -131,7 +131,9 @@ class ParamRule:
     ``nested`` is the item type of an array (None otherwise); for Java / JavaScript it is looked up when the
     checker reaches it (``nested_type``). ``strings`` / ``lists`` / ``dicts`` / ``list_dicts`` are None
     where the possible answers do not have the shape the fast checks need (the checker then reads them as
-    the official code does).
+    the official code does). ``fast`` is the schema type (``str``, ``int``, ``float`` or ``bool``) of a Python
+    parameter whose possible answers are of that type (or all ``""``), where a value of exactly that type is
+    checked by value alone; None otherwise.
     """
 
     __slots__ = (
@@ -140,6 +142,7 @@ class ParamRule:
         "description",
         "dicts",
         "expected",
+        "fast",
         "is_nested",
         "list_dicts",
         "lists",
@@ -169,6 +172,20 @@ class ParamRule:
         self.lists: Any = _computed(_std_lists, allowed)
         self.dicts: Any = _computed(_dict_options, allowed)
         self.list_dicts: Any = _computed(_list_dict_options, allowed)
+        found = self.answer_type
+        self.fast: type | None = None
+        if (
+            language == "python"
+            and self.expected in _FAST_TYPES
+            and found is not LATER
+            and (found is None or found == self.expected)
+            and (self.expected is not str or self.strings is not LATER)
+        ):
+            self.fast = self.expected
+
+
+#: Schema types whose values the checker compares by value alone once their type is exact.
+_FAST_TYPES = (str, int, float, bool)
 
 
 class _Later:
@@ -221,13 +238,20 @@ def _list_dict_options(possible: Any) -> list[list[DictOption]]:
     return out
 
 
+def _without_blank(possible: Any) -> tuple[Any, ...]:
+    """The parameters of ``possible`` whose allowed values do not include ``""``."""
+    return tuple(param for param in possible if "" not in possible[param])
+
+
 class CallRules:
     """One expected call checked against one function: its name, required parameters and parameter rules.
 
     Built where the official ``simple_function_checker`` starts, with the same look-ups in the same order.
+    ``param_rules`` holds the rules built so far (see ``rule``); ``must_give`` the possible-answer parameters
+    whose allowed values lack ``""``, in order (``LATER`` where they cannot be read that way).
     """
 
-    __slots__ = ("_rules", "language", "name", "possible", "properties", "required")
+    __slots__ = ("language", "must_give", "name", "param_rules", "possible", "properties", "required")
 
     def __init__(self, function: Any, expected: Any, language: str) -> None:
         self.possible = next(iter(expected.values()))
@@ -235,19 +259,20 @@ class CallRules:
         self.properties = function["parameters"]["properties"]
         self.required = function["parameters"]["required"]
         self.language = language
-        self._rules: dict[Any, ParamRule | None] = {}
+        self.param_rules: dict[Any, ParamRule | None] = {}
+        self.must_give: Any = _computed(_without_blank, self.possible)
 
     def rule(self, param: Any) -> ParamRule | None:
         """The rule of a parameter the model gave; None when it is not in both the schema and the answer."""
         try:
-            return self._rules[param]
+            return self.param_rules[param]
         except KeyError:
             pass
         if param not in self.properties or param not in self.possible:
             rule = None
         else:
             rule = ParamRule(self.properties, param, self.possible[param], self.language)
-        self._rules[param] = rule
+        self.param_rules[param] = rule
         return rule
 
 

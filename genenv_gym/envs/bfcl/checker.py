@@ -29,8 +29,7 @@ invalid result with the error type ``checker_error:<ExceptionName>``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from genenv_gym.envs.bfcl.answer_index import (
@@ -68,13 +67,57 @@ from genenv_gym.envs.bfcl.java_js import (
 __all__ = ["PYTHON_TYPE_MAPPING", "CheckResult", "check_calls", "grade_output", "standardize_string"]
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    """Verdict of one output: ``valid``, the official ``error_type`` when invalid, and readable messages."""
+_set_slot = object.__setattr__
 
+
+class CheckResult:
+    """Verdict of one output: ``valid``, the official ``error_type`` when invalid, and readable messages.
+
+    ``errors`` may be given as ``explain``, a function returning them, called when ``errors`` is first read
+    (messages that quote the output's values are formatted only for callers that read them). Immutable.
+    """
+
+    __slots__ = ("_errors", "_explain", "error_type", "valid")
     valid: bool
-    error_type: str | None = None
-    errors: tuple[str, ...] = ()
+    error_type: str | None
+
+    def __init__(
+        self,
+        valid: bool,
+        error_type: str | None = None,
+        errors: tuple[str, ...] = (),
+        explain: Callable[[], tuple[str, ...]] | None = None,
+    ) -> None:
+        _set_slot(self, "valid", valid)
+        _set_slot(self, "error_type", error_type)
+        _set_slot(self, "_errors", errors)
+        _set_slot(self, "_explain", explain)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"CheckResult is immutable: cannot set {name!r}")
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """The messages explaining an invalid verdict (empty when valid)."""
+        explain = self._explain
+        if explain is not None:
+            _set_slot(self, "_errors", explain())
+            _set_slot(self, "_explain", None)
+        return self._errors
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.valid, self.error_type, self.errors)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not CheckResult:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"CheckResult(valid={self.valid!r}, error_type={self.error_type!r}, errors={self.errors!r})"
 
 
 _OK = CheckResult(True)
@@ -82,6 +125,11 @@ _OK = CheckResult(True)
 
 def _fail(error_type: str, *errors: str) -> CheckResult:
     return CheckResult(False, error_type, errors)
+
+
+def _fail_later(error_type: str, explain: Callable[[], tuple[str, ...]]) -> CheckResult:
+    """A failure whose messages are formatted when read."""
+    return CheckResult(False, error_type, (), explain)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -113,16 +161,20 @@ def _type_check(param: str, value: Any, rule: ParamRule, expected: type, nested:
         nested_failed = True
     if found is not None and type(value) == found:  # noqa: E721
         if nested_failed:
-            return _fail(
+            return _fail_later(
                 "type_error:nested",
-                f"Nested type checking failed for parameter {param!r}. Expected outer type "
-                f"{rule.description} with inner type {nested}. Parameter value: {_short(value)}.",
+                lambda: (
+                    f"Nested type checking failed for parameter {param!r}. Expected outer type "
+                    f"{rule.description} with inner type {nested}. Parameter value: {_short(value)}.",
+                ),
             )
         return True
-    return _fail(
+    return _fail_later(
         "type_error:simple",
-        f"Incorrect type for parameter {param!r}. Expected type {rule.description}, got "
-        f"{type(value).__name__}. Parameter value: {_short(value)}.",
+        lambda: (
+            f"Incorrect type for parameter {param!r}. Expected type {rule.description}, got "
+            f"{type(value).__name__}. Parameter value: {_short(value)}.",
+        ),
     )
 
 
@@ -138,12 +190,18 @@ def _string_check(param: str, value: str, rule: ParamRule) -> CheckResult:
     if allowed is LATER:
         allowed = [standardize_string(p) for p in items(possible) if type(p) is str]
     if standardize_string(value) not in allowed:
-        return _fail(
-            "value_error:string",
+        return _string_failure(param, value, possible)
+    return _OK
+
+
+def _string_failure(param: str, value: str, possible: Any) -> CheckResult:
+    return _fail_later(
+        "value_error:string",
+        lambda: (
             f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(possible)}. "
             "Case insensitive.",
-        )
-    return _OK
+        ),
+    )
 
 
 def _list_check(param: str, value: list, rule: ParamRule) -> CheckResult:
@@ -153,9 +211,12 @@ def _list_check(param: str, value: list, rule: ParamRule) -> CheckResult:
     if allowed is LATER:
         allowed = [[std(x) for x in items(option)] for option in items(possible)]
     if given not in allowed:
-        return _fail(
+        return _fail_later(
             "value_error:list/tuple",
-            f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(possible)}.",
+            lambda: (
+                f"Invalid value for parameter {param!r}: {_short(value)}. "
+                f"Expected one of {_short(possible)}.",
+            ),
         )
     return _OK
 
@@ -224,20 +285,32 @@ def _list_dict_check(param: str, value: list, rule: ParamRule) -> CheckResult:
 def _simple(rules: CallRules, call: dict) -> CheckResult:
     name = rules.name
     language = rules.language
-    if name not in call:
+    params = call.get(name)
+    if params is None:
         return _fail(
             "simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output."
         )
-    params = call[name]
     for param in rules.required:
         if param not in params:
             return _fail(
                 "simple_function_checker:missing_required", f"Missing required parameter: {param!r}."
             )
+    known = rules.param_rules
     for param, raw in params.items():
-        rule = rules.rule(param)
+        rule = known.get(param, LATER)
+        if rule is LATER:
+            rule = rules.rule(param)
         if rule is None:
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+        fast = rule.fast
+        if fast is not None and type(raw) is fast:  # a plain string / number / boolean of the schema type
+            if fast is str:
+                if standardize_string(raw) in rule.strings:
+                    continue
+                return _string_failure(param, raw, rule.allowed)
+            if raw in rule.allowed:
+                continue
+            return _others_failure(param, raw, rule.allowed)
         description = rule.description
         expected_type = rule.expected
         value = raw
@@ -286,18 +359,27 @@ def _simple(rules: CallRules, call: dict) -> CheckResult:
             return typed
         allowed = rule.allowed
         if value not in allowed:
-            return _fail(
-                "value_error:others",
-                f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(allowed)}.",
-            )
-    possible = rules.possible
-    for param in possible:
-        if param not in params and "" not in possible[param]:
+            return _others_failure(param, value, allowed)
+    must_give = rules.must_give
+    if must_give is LATER:
+        possible = rules.possible
+        must_give = (param for param in possible if param not in params and "" not in possible[param])
+    for param in must_give:
+        if param not in params:
             return _fail(
                 "simple_function_checker:missing_optional",
                 f"Optional parameter {param!r} not provided and not marked as optional.",
             )
     return _OK
+
+
+def _others_failure(param: str, value: Any, allowed: Any) -> CheckResult:
+    return _fail_later(
+        "value_error:others",
+        lambda: (
+            f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(allowed)}.",
+        ),
+    )
 
 
 def _parallel(index: RecordIndex, calls: list) -> CheckResult:
@@ -308,7 +390,7 @@ def _parallel(index: RecordIndex, calls: list) -> CheckResult:
     for i in range(len(expected)):
         rules = index.call_rules(i)
         result = _OK
-        errors: list[str] = []
+        failures: list[tuple[int, CheckResult]] = []
         for position in range(len(calls)):
             if position in matched:
                 continue
@@ -316,16 +398,25 @@ def _parallel(index: RecordIndex, calls: list) -> CheckResult:
             if result.valid:
                 matched.append(position)
                 break
-            errors.append(f"model call {position}: {result.error_type}: {'; '.join(result.errors)}")
+            failures.append((position, result))
         if not result.valid:
             considered = [k for k in range(len(calls)) if k not in matched]
-            return _fail(
-                "parallel_function_checker_no_order:cannot_find_match",
-                f"Could not find a matching function among index {considered} of model output for index {i} "
-                "of possible answers.",
-                *errors,
-            )
+            return _no_match_failure(i, considered, failures)
     return _OK
+
+
+def _no_match_failure(i: int, considered: list[int], failures: list[tuple[int, CheckResult]]) -> CheckResult:
+    return _fail_later(
+        "parallel_function_checker_no_order:cannot_find_match",
+        lambda: (
+            f"Could not find a matching function among index {considered} of model output for index {i} "
+            "of possible answers.",
+            *(
+                f"model call {position}: {failure.error_type}: {'; '.join(failure.errors)}"
+                for position, failure in failures
+            ),
+        ),
+    )
 
 
 def _check_indexed(decoded: list[dict], index: RecordIndex) -> CheckResult:
@@ -351,7 +442,9 @@ def check_calls(
     decoded: list[dict], functions: list[dict], ground_truth: list[dict], category: str
 ) -> CheckResult:
     """Check decoded calls against a record's functions and possible answers (official ``ast_checker``)."""
-    return _check_indexed(decoded, RecordIndex(functions, ground_truth, category))
+    result = _check_indexed(decoded, RecordIndex(functions, ground_truth, category))
+    result.errors  # noqa: B018 - formatted now: the caller may change ``decoded`` afterwards
+    return result
 
 
 def grade_output(

@@ -190,12 +190,20 @@ def decode_python(text: str) -> list[dict[str, dict[str, Any]]]:
     return _decode_with_ast(source)
 
 
+#: With a backslash (escape sequences), what the parser may warn about: a number run into a name
+#: (``1if``, ``0xfor``); other texts are parsed without silencing warnings (as costly as a short parse).
+_NUMBER_THEN_LETTER = re.compile(r"[0-9]\.?[A-Za-z_]")
+
+
 def _decode_with_ast(source: str) -> list[dict[str, dict[str, Any]]]:
     """``decode_python`` of bracket-wrapped text, through :func:`ast.parse` (any shape)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        if "\\" not in source and _NUMBER_THEN_LETTER.search(source) is None:
             tree = ast.parse(source, mode="eval")
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
         raise DecodeError(f"invalid syntax: {type(exc).__name__}: {_short(str(exc), 120)}") from None
     except Exception as exc:  # pragma: no cover - defensive: ast.parse raises only the above
@@ -220,6 +228,10 @@ def _decode_with_ast(source: str) -> list[dict[str, dict[str, Any]]]:
         raise DecodeError(f"expression too deeply nested or too large ({type(exc).__name__})") from None
     except Exception as exc:
         raise DecodeError(f"cannot resolve argument: {type(exc).__name__}: {_short(str(exc), 120)}") from None
+
+
+#: A one-line expression at most this many bytes long is too shallow for ``ast.unparse`` to fail on.
+_SHALLOW_SPAN = 100
 
 
 def _call_name(func: ast.expr) -> str:
@@ -259,7 +271,9 @@ def _resolve_value(node: ast.AST, budget: _Budget) -> Any:
             out[k] = _resolve_value(value, budget)
         return out
     if isinstance(node, ast.BinOp):
-        ast.unparse(node)  # the official code round-trips through unparse: same recursion failures
+        span = (node.end_col_offset or 0) - node.col_offset
+        if node.end_lineno != node.lineno or span > _SHALLOW_SPAN:
+            ast.unparse(node)  # the official code round-trips through unparse: same recursion failures
         return _SafeEval(budget).value(node)
     if isinstance(node, ast.Name):
         return node.id

@@ -789,17 +789,16 @@ def _warn_grammar_version(language: str) -> None:
 
 
 def _has_error_node(root: Any) -> bool:
+    """Whether the tree holds an ERROR node (only subtrees that hold an error are searched)."""
     if not root.has_error:
         return False
-    cursor = root.walk()
-    while True:
-        if cursor.node.type == "ERROR":
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
             return True
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return False
+        stack.extend(child for child in node.children if child.has_error)
+    return False
 
 
 def decode_java_js(text: str, language: Literal["java", "javascript"]) -> list[dict[str, dict[str, Any]]]:

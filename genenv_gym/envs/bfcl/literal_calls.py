@@ -13,9 +13,11 @@ outside that shape it returns ``None`` and the caller takes the ``ast`` path. Th
 * blanks: spaces, tabs and newlines between tokens.
 
 Anything else (escapes, other number forms, string concatenation, arithmetic, nested calls, comments, any
-other character) is left to ``ast``. The text is cut into tokens by one regular expression whose
-alternatives each match one way only, and the tokens are read once, left to right: time is linear in the
-text, nothing is executed.
+other character) is left to ``ast``. A text that does not open with ``[`` and a call (or ``[]``), or whose
+last call is followed by more than a comma before ``]``, is declined before it is tokenized. The text is
+cut into tokens (punctuation, quoted strings, runs of other characters) by one regular expression whose
+alternatives each match one way only; a run is a number or a name only when it matches that form exactly.
+The tokens are read once, left to right: time is linear in the text, nothing is executed.
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ MAX_DEPTH: int = 32
 
 _TOKEN = re.compile(
     r"[ \t\n]*("
-    r"'[^'\\\n\r\x00\ud800-\udfff]*'"
+    r"[\[\](){}=,:]"
+    r"|'[^'\\\n\r\x00\ud800-\udfff]*'"
     r'|"[^"\\\n\r\x00\ud800-\udfff]*"'
-    r"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+    r"|[^ \t\n\[\](){}=,:'\"]+"
     r"|.)",
     re.DOTALL,
 )
+#: The opening every accepted text has: ``[`` then ``]`` or a (dotted) name and ``(``.
+_HEAD = re.compile(r"\[[ \t\n]*(?:\]|[A-Za-z_][A-Za-z0-9_.]*[ \t\n]*\()")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_BLANKS = " \t\n"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NUMBER_START = frozenset("-0123456789")
 _CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
@@ -50,7 +56,12 @@ class _NotLiteral(Exception):
 
 def read_literal_calls(text: str) -> list[dict[str, dict[str, Any]]] | None:
     """The decoded calls of a bracket-wrapped output (``[...]``), or None when it is not of that shape."""
-    if not text.endswith("]"):
+    if not text.endswith("]") or _HEAD.match(text) is None:
+        return None
+    last = text[:-1].rstrip(_BLANKS)
+    if last[-1] == ",":
+        last = last[:-1].rstrip(_BLANKS)
+    if last[-1] != ")" and last != "[":  # the last call does not end the list
         return None
     tokens = _TOKEN.findall(text)
     try:
@@ -74,7 +85,7 @@ def _call_list(tokens: list[str]) -> tuple[list[dict[str, dict[str, Any]]], int]
         if name[0] not in _NAME_START or tokens[i + 1] != "(":
             raise _NotLiteral
         for part in name.split("."):
-            if iskeyword(part):
+            if not _is_plain_name(part):
                 raise _NotLiteral
         args, i = _arguments(tokens, i + 2)
         calls.append({name: args})
@@ -92,7 +103,7 @@ def _arguments(tokens: list[str], i: int) -> tuple[dict[str, Any], int]:
     while True:
         token = tokens[i]
         if tokens[i + 1] == "=" and token[0] in _NAME_START:
-            if "." in token or iskeyword(token):
+            if not _is_plain_name(token):
                 raise _NotLiteral
             args[token], i = _value(tokens, i + 2, 1)
             keyword_seen = True
@@ -126,7 +137,7 @@ def _scalar(token: str) -> Any:
             raise _NotLiteral
         return token[1:-1]
     if first in _NUMBER_START:
-        if token == "-":
+        if _NUMBER.fullmatch(token) is None:
             raise _NotLiteral
         if "." in token or "e" in token or "E" in token:
             return float(token)
@@ -134,10 +145,15 @@ def _scalar(token: str) -> Any:
     if first in _NAME_START:
         if token in _CONSTANTS:
             return _CONSTANTS[token]
-        if "." in token or iskeyword(token):
+        if not _is_plain_name(token):
             raise _NotLiteral
         return token
     raise _NotLiteral
+
+
+def _is_plain_name(token: str) -> bool:
+    """An ASCII identifier that is not a keyword (``ast`` would normalize a non-ASCII one)."""
+    return token.isascii() and token.isidentifier() and not iskeyword(token)
 
 
 def _value(tokens: list[str], i: int, depth: int) -> tuple[Any, int]:
