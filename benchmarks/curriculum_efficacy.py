@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from genenv_gym.train.config import BASELINES, load_config
+from genenv_gym.train.config import BASELINES, TrainConfig, load_config
 from genenv_gym.train.loop import Trainer
 
 #: The method every other one is compared with.
@@ -51,6 +51,25 @@ KEPT = (
     "train_level_success",
     "seconds",
 )
+
+
+#: Overrides of every run these benchmarks make: no plots, progress bars or TensorBoard, one torch thread,
+#: one checkpoint (at the last epoch).
+QUIET_RUN = (
+    "run.plots=false",
+    "run.progress=false",
+    "run.tensorboard=false",
+    "run.threads=1",
+    "run.checkpoint_every=1000000",
+)
+
+
+def warm_started_weights(cfg: TrainConfig) -> tuple[dict[str, torch.Tensor], Trainer]:
+    """The agent's weights after the warm start of ``cfg``, and the Trainer that made them (its loss and
+    steps)."""
+    warm = Trainer(cfg)
+    warm.warm_start()
+    return {k: v.clone() for k, v in warm.model.state_dict().items()}, warm
 
 
 class RecordingTrainer(Trainer):
@@ -333,13 +352,7 @@ def main() -> None:
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in args.methods}
     start = time.perf_counter()
     runs_dir = Path(args.runs_dir)
-    common = [
-        "run.plots=false",
-        "run.progress=false",
-        "run.tensorboard=false",
-        "run.threads=1",
-        "run.checkpoint_every=1000000",  # one checkpoint, at the last epoch
-    ]
+    common = list(QUIET_RUN)
     if args.epochs is not None:
         common.append(f"run.epochs={args.epochs}")
     config = load_config(args.config, [*common, *args.overrides])
@@ -347,9 +360,8 @@ def main() -> None:
     for seed in args.seeds:
         base = [*common, f"run.seed={seed}", *args.overrides]
         clock = time.perf_counter()
-        warm = Trainer(load_config(args.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"]))
-        warm.warm_start()
-        state = {k: v.clone() for k, v in warm.model.state_dict().items()}
+        warm_cfg = load_config(args.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"])
+        state, warm = warm_started_weights(warm_cfg)
         record.setdefault("warm_starts", {})[str(seed)] = {
             "loss": warm.warmstart_loss,
             "steps": warm.warmstart_step,

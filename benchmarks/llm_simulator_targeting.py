@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from curriculum_efficacy import bootstrap_mean_ci
+from curriculum_efficacy import QUIET_RUN, bootstrap_mean_ci, warm_started_weights
 
 from genenv_gym.task import Task
 from genenv_gym.train.config import TrainConfig, load_config
@@ -88,9 +88,7 @@ def warm_agent(config_path: str, seed: int, common: list[str], runs_dir: Path) -
         return torch.load(path)
     clock = time.perf_counter()
     overrides = [*common, f"run.seed={seed}", f"run.out_dir={runs_dir}/warm"]
-    warm = Trainer(method_config(config_path, "procedural", overrides))
-    warm.warm_start()
-    state = {k: v.clone() for k, v in warm.model.state_dict().items()}
+    state, warm = warm_started_weights(method_config(config_path, "procedural", overrides))
     torch.save(state, path)
     seconds = time.perf_counter() - clock
     print(f"seed {seed}: agent warm start loss {warm.warmstart_loss:.4f} in {seconds:.0f}s", flush=True)
@@ -222,14 +220,7 @@ def main() -> None:
     runs_dir, out = Path(args.runs_dir), Path(args.out)
     runs_dir.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    common = [
-        "run.plots=false",
-        "run.progress=false",
-        "run.tensorboard=false",
-        "run.threads=1",
-        "run.checkpoint_every=1000000",
-        *args.overrides,
-    ]
+    common = [*QUIET_RUN, *args.overrides]
     start = time.perf_counter()
     for seed in args.seeds:
         for method in args.methods:

@@ -159,7 +159,6 @@ class Trainer:
         self.warmstart_step = 0
         self.warmstart_loss = 0.0
         self.warmstart_recent: list[float] = []  # the last STOP_WINDOW losses (warmstart.stop_loss)
-        self.warmstart_done = False
         self.warm_optimizer: torch.optim.Optimizer | None = None
         from genenv_gym.agents.backends.hf import HFBackend
 
@@ -199,26 +198,26 @@ class Trainer:
         self.model.train()
         todo = range(self.warmstart_step, w.steps)
         for _ in progress(todo, total=len(todo), desc="warm start", enabled=self.cfg.run.progress):
-            if self.stop_requested or self.warmstart_done:
+            if self.stop_requested or self._reached_stop_loss():
                 break
             idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
             batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
             self.warmstart_loss = sft_step(self.model, self.warm_optimizer, batch)
             self.warmstart_step += 1
             self.warmstart_recent = [*self.warmstart_recent, self.warmstart_loss][-STOP_WINDOW:]
-            if (
-                w.stop_loss > 0
-                and len(self.warmstart_recent) == STOP_WINDOW
-                and float(np.mean(self.warmstart_recent)) <= w.stop_loss
-            ):
-                self.warmstart_done = True
         self.model.eval()
         return {"warmstart_loss": self.warmstart_loss, "warmstart_steps": self.warmstart_step}
+
+    def _reached_stop_loss(self) -> bool:
+        """Whether the mean loss of the last ``STOP_WINDOW`` warm-start steps is at most ``stop_loss``."""
+        stop = self.cfg.warmstart.stop_loss
+        recent = self.warmstart_recent
+        return stop > 0 and len(recent) == STOP_WINDOW and float(np.mean(recent)) <= stop
 
     @property
     def warm_started(self) -> bool:
         """Whether the warm start has run all its steps or reached ``warmstart.stop_loss``."""
-        return self.warmstart_done or self.warmstart_step >= max(self.cfg.warmstart.steps, 0)
+        return self.warmstart_step >= max(self.cfg.warmstart.steps, 0) or self._reached_stop_loss()
 
     def propose_tasks(self, n: int) -> list[Task]:
         """The epoch's task batch, from the source the baseline names."""
@@ -497,7 +496,6 @@ class Trainer:
             "warmstart_step": self.warmstart_step,
             "warmstart_loss": self.warmstart_loss,
             "warmstart_recent": self.warmstart_recent,
-            "warmstart_done": self.warmstart_done,
             "warm_optimizer": None if self.warm_optimizer is None else self.warm_optimizer.state_dict(),
             "model": self.model.state_dict(),
             "reference": None if self.reference is None else self.reference.state_dict(),
@@ -522,7 +520,6 @@ class Trainer:
         self.warmstart_step = state.get("warmstart_step", self.cfg.warmstart.steps)
         self.warmstart_loss = state.get("warmstart_loss", 0.0)
         self.warmstart_recent = list(state.get("warmstart_recent", []))
-        self.warmstart_done = bool(state.get("warmstart_done", False))
         if state.get("warm_optimizer") is not None:
             self.warm_optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.cfg.warmstart.lr)
             self.warm_optimizer.load_state_dict(state["warm_optimizer"])

@@ -11,8 +11,8 @@ and the reply is one strict JSON object holding the digit string only::
 
 The level of the task is not taken from the reply: it is the level at which ``Domain.validate`` accepts
 the string (the target level when that one does, else the lowest that does), so the writer follows the
-domain's level grid through its public API (``make_task``, ``validate``) and never restates it. A string no
-level accepts is rejected (kind ``invalid``, with the domain's reason at the target level).
+domain's level grid through its public API (``make_task``, ``validate``, ``lengths``) and never restates
+it. A string no level accepts is rejected (kind ``invalid``, with the domain's reason at the target level).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from genenv_gym.domain import Domain
+from genenv_gym.envs.digits.domain import DigitsDomain
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
@@ -39,14 +40,12 @@ MAX_ITEMS = 64
 SYSTEM = 'Write one reverse task as JSON: {"digits": "d d d"}'
 #: The user turn: the target level, the shapes of its tasks and the agent's success there.
 REQUEST = "Level {level} of {top}, like {shape}; agent solves {success}%."
-#: Procedural tasks drawn per level to find the lengths it asks for (a level has one or two lengths).
-SHAPE_SAMPLES = 32
 
 
 class DigitsTaskWriter:
     """The TaskWriter of the Digits domain (see the module docstring)."""
 
-    def __init__(self, domain: Domain) -> None:
+    def __init__(self, domain: DigitsDomain) -> None:
         self.domain = domain
         self._shapes: dict[int, str] = {}
 
@@ -62,14 +61,12 @@ class DigitsTaskWriter:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
     def _shape(self, level: int) -> str:
-        """Every length ``level`` draws from, as procedural tasks with their digits masked: ``"d d d"``, or
+        """Every length ``level`` draws from (``DigitsDomain.lengths``) as digits masked: ``"d d d"``, or
         ``"d d d" or "d d d d"`` at a level that mixes two lengths (so written tasks mix them too)."""
         if level not in self._shapes:
             if not 0 <= level < self.domain.num_levels:
                 return '"?"'
-            rng = np.random.default_rng(level)
-            examples = [self.domain.generate(level, rng) for _ in range(SHAPE_SAMPLES)]
-            lengths = sorted({len(task_digits(self.domain, t).split()) for t in examples})
+            lengths = self.domain.lengths(level)
             self._shapes[level] = " or ".join('"' + " ".join(["d"] * n) + '"' for n in lengths)
         return self._shapes[level]
 
