@@ -6,7 +6,8 @@ per env: episodes, the env's official metrics, success with a 95% Wilson interva
 call (mean, max), episodes whose prompt reached the model's context window (the hf backend answers those
 with an error completion, which the env grades as a wrong answer), model calls, generated tokens and
 seconds per episode. Prints a table and writes ``benchmarks/results/pretrained_smollm2/baseline.json``
-(rows of envs not run this time are kept, so ``--envs`` reruns a few).
+(rows of envs not run this time are kept, so ``--envs`` reruns a few; runs made in parallel into separate
+files are combined with ``--merge``).
 
 An aggregate id whose categories are all registered ids of their own (``GenEnv-BFCL-v0``,
 ``GenEnv-ALFWorld-v0``, ``GenEnv-BFCL-MultiTurn-v0``) is not played twice: its row is scored from its
@@ -15,6 +16,7 @@ same Task records); the official summaries come from the aggregate's domain.
 
     python benchmarks/pretrained_baseline.py                 # the default per-env limits (~40 min, 1 thread)
     python benchmarks/pretrained_baseline.py --envs GenEnv-Digits-v0 --limit 5
+    python benchmarks/pretrained_baseline.py --merge a.json b.json    # their played rows into --out
 
 This is a 135M model: its scores are a real baseline, not a reproduction of the paper's 7B figures.
 """
@@ -323,6 +325,14 @@ def level_success(
     return out
 
 
+def merge_rows(base: Mapping[str, dict], others: Sequence[Mapping[str, dict]]) -> dict[str, dict]:
+    """``base``'s rows with every played row of ``others`` laid over them (a later file wins)."""
+    rows = dict(base)
+    for other in others:
+        rows.update({env_id: row for env_id, row in other.items() if "episodes" in row})
+    return rows
+
+
 def table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """One line per env: episodes, success with its interval, the official summary, prompt sizes, time."""
     width = max([len("env"), *(len(k) for k in rows)])
@@ -389,9 +399,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--levels-out", type=Path, default=RESULTS / "levels.json")
     parser.add_argument("--markdown", action="store_true", help="only print --out as a Markdown table")
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="instead: lay the played rows of these baseline files (parallel runs) over --out's",
+    )
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(args.out.read_text())["envs"]))
+        return
+    if args.merge:
+        previous = json.loads(args.out.read_text()) if args.out.exists() else {}
+        rows = merge_rows(previous.get("envs", {}), [json.loads(f.read_text())["envs"] for f in args.merge])
+        _write(args.out, rows, previous.get("model_load_s", 0.0), args)
+        print(table({k: v for k, v in rows.items() if "episodes" in v}))
         return
 
     import torch

@@ -48,7 +48,13 @@ class StepResult:
 
 
 class Episode(ABC):
-    """One agent's interaction with one task; multi-turn domains keep their state here."""
+    """One agent's interaction with one task; multi-turn domains keep their state here.
+
+    A multi-step episode whose observation is the whole transcript also says what a chat agent should add
+    to its chat after each non-final step: ``info["turn_messages"]``, the chat messages the env added after
+    the agent's action (see :func:`env_messages_since`), or ``info["messages"]`` when the next step is a
+    fresh prompt that replaces the chat (as in TravelPlanner's official tool loop).
+    """
 
     def __init__(self, task: Task, observation: str) -> None:
         self.task = task
@@ -76,6 +82,12 @@ class Episode(ABC):
         self.done = True
         info = {"success": False, "error_type": error_type, "error": error}
         return StepResult(self.observation, 0.0, True, False, info)
+
+
+def env_messages_since(messages: Sequence[Mapping[str, Any]], start: int) -> list[dict[str, Any]]:
+    """The messages from ``start`` on without the agent's own (assistant) turns, which a chat agent
+    already holds: a multi-step episode's ``info["turn_messages"]``."""
+    return [dict(m) for m in messages[start:] if m.get("role") != "assistant"]
 
 
 def replay_transcript(episode: Episode, action: object, unfinished: Verdict) -> Verdict:

@@ -1,8 +1,9 @@
 """The LLM agent: renders an env's chat with the model's template, samples a reply, parses it into an action.
 
 It works with every registered env id: the env's ``info["messages"]`` (system prompt included) open the
-chat, each later observation is added as a user turn (or ``info["turn_messages"]``, when a multi-turn env
-provides its new turns as chat messages), and each reply becomes an assistant turn. Replies are parsed
+chat, each later observation is added as a user turn (or ``info["turn_messages"]``, possibly none, when a
+multi-step env gives its new turns as chat messages; a step's ``info["messages"]`` starts the chat afresh),
+and each reply becomes an assistant turn. Replies are parsed
 into the env's action text by the domain's action parser: reasoning blocks (``<think>...</think>``)
 and markdown code fences are removed, and native tool calls (an OpenAI-compatible endpoint's
 ``tool_calls``, or ``<tool_call>{json}</tool_call>`` blocks in the text) are written in the domain's
@@ -154,7 +155,7 @@ class LLMAgent:
 
     def observe(self, observation: str, info: Mapping[str, Any], slot: int = 0) -> None:
         """Add the env's answer to the last action (a multi-turn step) to the episode in ``slot``."""
-        new = info.get("turn_messages") or [{"role": "user", "content": observation}]
+        new = info.get("turn_messages", [{"role": "user", "content": observation}])
         self.sessions[slot].add_environment(new)
 
     def act(self, observation: str, info: Mapping[str, Any], slot: int = 0) -> str:

@@ -276,9 +276,7 @@ class RolloutEngine:
             trajectory.finish = "max_turns"
         else:
             try:
-                session.add_environment(
-                    info.get("turn_messages") or [{"role": "user", "content": observation}]
-                )
+                session.add_environment(info.get("turn_messages", [{"role": "user", "content": observation}]))
             except Exception as exc:
                 trajectory.finish, trajectory.error = "error", f"rendering the env turn failed: {exc}"
             else:

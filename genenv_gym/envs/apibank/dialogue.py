@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Episode, StepResult
+from genenv_gym.domain import Episode, StepResult, env_messages_since
 from genenv_gym.envs.apibank.corrected import CORRECTED_RULES, reference_params, typed_params
 from genenv_gym.envs.apibank.extraction import find_call, parse_call, render_call, render_gold_call
 from genenv_gym.envs.apibank.official_checks import check
@@ -30,6 +30,17 @@ DIALOGUE_PROMPT = (
     "[ApiName(key1='value1', key2='value2', ...)], or reply to the user in plain text. API results are "
     "shown to you as system turns. This year is 2023.\n\nAPI descriptions:\n"
 )
+
+
+def opening_messages(turns: Sequence[dict], apis: Sequence[str]) -> list[dict[str, str]]:
+    """What the agent is shown first: the instructions with the API descriptions, then the user's opening
+    turns (a dialogue may open with several)."""
+    messages = [{"role": "system", "content": DIALOGUE_PROMPT + describe_apis(apis)}]
+    for turn in turns:
+        if turn["role"] != "User":
+            break
+        messages.append({"role": "user", "content": turn["text"]})
+    return messages
 
 
 def expected_results(world: World, api_turns: Sequence[dict]) -> list[dict]:
@@ -57,11 +68,8 @@ class DialogueEpisode(Episode):
         gold = [t for t in self.turns if t["role"] == "API"]
         self.gold = gold
         self.expected = expected_results(World(world._init, world.recordings), gold)
-        self.messages: list[dict[str, str]] = [
-            {"role": "system", "content": DIALOGUE_PROMPT + describe_apis(task.evaluation["apis"])}
-        ]
-        self.cursor = 0
-        self._show_user_turns()
+        self.messages = opening_messages(self.turns, task.evaluation["apis"])
+        self.cursor = len(self.messages) - 1
         super().__init__(task, render_messages(self.messages))
 
     def _show_user_turns(self) -> None:
@@ -126,6 +134,7 @@ class DialogueEpisode(Episode):
     def step(self, action: str) -> StepResult:
         self.steps += 1
         info: dict[str, Any] = {"error_type": None}
+        start = len(self.messages)
         if not isinstance(action, str):
             info.update(error_type="action_error:not_text", error="the action must be text")
         else:
@@ -139,7 +148,9 @@ class DialogueEpisode(Episode):
         truncated = not terminated and self.steps >= self.max_steps
         self.observation = render_messages(self.messages)
         reward = 0.0
-        if terminated or truncated:
+        if not (terminated or truncated):
+            info["turn_messages"] = env_messages_since(self.messages, start)
+        else:
             self.done = True
             reached = self._reached()
             success = all(reached)

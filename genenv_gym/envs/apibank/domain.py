@@ -11,7 +11,7 @@ import numpy as np
 from genenv_gym.domain import Domain, Verdict, oracle_transcript, replay_transcript
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.corrected import RENAMED, score_corrected
-from genenv_gym.envs.apibank.dialogue import DialogueEpisode
+from genenv_gym.envs.apibank.dialogue import DialogueEpisode, opening_messages
 from genenv_gym.envs.apibank.extraction import render_gold_call
 from genenv_gym.envs.apibank.generator import NUM_LEVELS, build, config_for_level, knobs
 from genenv_gym.envs.apibank.known_defects import OFFICIAL_GOLD_FAILURES
@@ -280,9 +280,7 @@ class APIBankDialogueDomain(_APIBankBase):
         return Task(
             id=f"{data.LEVEL_FOLDERS[level]}/{file}",
             domain=self.name,
-            messages=[{"role": "user", "content": turns[0]["text"]}]
-            if turns and turns[0]["role"] == "User"
-            else [],
+            messages=opening_messages(turns, shown),
             tools=[SIGNATURES[n].describe() for n in shown if n in SIGNATURES],
             evaluation={"turns": turns, "apis": list(shown)},
             difficulty={"level": 0, "api_turns": sum(t["role"] == "API" for t in turns)},

@@ -133,6 +133,7 @@ class SearchEpisode(Episode):
         if final_turn:
             return self._finish(info, truncated=True)
         self.observation += block
+        info["turn_messages"] = [{"role": "user", "content": block}]
         return StepResult(self.observation, 0.0, False, False, info)
 
     def _search(self, query: str, info: dict[str, Any]) -> StepResult:
@@ -152,6 +153,7 @@ class SearchEpisode(Episode):
             searches=list(self.searches), passages=[list(p) for p in self.passages], obs_truncated=cut
         )
         info["information"] = block
+        info["turn_messages"] = [{"role": "user", "content": block}]
         return StepResult(self.observation, 0.0, False, False, info)
 
     def _invalid(self, error_type: str, error: str) -> StepResult:
@@ -160,6 +162,7 @@ class SearchEpisode(Episode):
         if len(self.turns) > self.config.max_turns:
             return self._finish(info, truncated=True)
         self.observation += INVALID_ACTION_MESSAGE
+        info["turn_messages"] = [{"role": "user", "content": INVALID_ACTION_MESSAGE}]
         return StepResult(self.observation, 0.0, False, False, info)
 
     def invalid_action(self, error_type: str, error: str) -> StepResult:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Episode, StepResult
+from genenv_gym.domain import Episode, StepResult, env_messages_since
 from genenv_gym.envs.bfcl.decode import DecodeError
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
@@ -73,6 +73,8 @@ class MultiTurnEpisode(Episode):
         self.messages = first_messages(
             turn_messages(0, self.question, self.holdout), thaw(task.tools), self.action_format
         )
+        #: where the messages added since the agent's last action begin (``info["turn_messages"]``)
+        self.step_start = len(self.messages)
         super().__init__(task, render_messages(self.messages))
 
     @property
@@ -82,6 +84,7 @@ class MultiTurnEpisode(Episode):
 
     def step(self, action: Any) -> StepResult:
         info: dict[str, Any] = {"turn": self.turn, "error_type": None}
+        self.step_start = len(self.messages)
         calls, why = None, None
         if not isinstance(action, str):
             info.update(error_type="action_error:not_text", error="the action must be text")
@@ -153,10 +156,13 @@ class MultiTurnEpisode(Episode):
 
     def _result(self, reward: float, terminated: bool, info: dict[str, Any]) -> StepResult:
         self.observation = render_messages(self.messages)
+        if not terminated:
+            info["turn_messages"] = env_messages_since(self.messages, self.step_start)
         return StepResult(self.observation, reward, terminated, False, info)
 
     def invalid_action(self, error_type: str, error: str) -> StepResult:
         """An over-long action is one step of text that decodes to no call: it ends the model's turn."""
+        self.step_start = len(self.messages)
         self.messages.append({"role": "assistant", "content": ""})
         return self._end_turn({"turn": self.turn, "error_type": error_type, "error": error}, force_quit=False)
 

@@ -176,11 +176,15 @@ class ToolEpisode(Episode):
             info["error"] = observation
         if name == "Planner":
             self.planning = True
-            notebook = str(self.notebook_list())
-            return StepResult(render_prompt(notebook, str(argument)), 0.0, False, False, info)
+            return self._next_prompt(render_prompt(str(self.notebook_list()), str(argument)), info)
         if self.step_n > self.max_steps:
             return self._stop("step_budget", f"{self.max_steps} steps passed without Planner[...]")
-        return StepResult(render_react_prompt(self.query, self.scratchpad), 0.0, False, False, info)
+        return self._next_prompt(render_react_prompt(self.query, self.scratchpad), info)
+
+    def _next_prompt(self, prompt: str, info: dict[str, Any]) -> StepResult:
+        """A non-final step: the official loop asks its LLM afresh with ``prompt`` (old results masked)."""
+        info["messages"] = [{"role": "user", "content": prompt}]
+        return StepResult(prompt, 0.0, False, False, info)
 
     def _mask(self) -> None:
         shown = data_text(self.current).strip()
