@@ -101,7 +101,9 @@ class APIBankDialogueEnv(BenchmarkEnv):
 
     ## Observation space
     ``UnicodeText``: the instruction and API descriptions, then the conversation so far (API results as
-    ``[Api(k='v')] Response: ...`` system turns).
+    ``[Api(k='v')] Response: ...`` system turns). ``info["messages"]`` at reset is the opening as chat
+    messages; each later step's ``info["turn_messages"]`` holds the turns added after the agent's action
+    (an API result, the user's next turns, or none when the agent speaks again).
 
     ## Action space
     ``UnicodeText``: ``[ApiName(key='value', ...)]`` or a reply. Parameters are typed as declared.

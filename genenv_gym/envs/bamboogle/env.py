@@ -19,7 +19,8 @@ class BamboogleEnv(BenchmarkEnv):
     ## Observation space
     ``UnicodeText``: Search-R1's prompt with the question (stripped, ``?`` appended), then the transcript:
     each turn as kept (cut at the first ``</search>``/``</answer>``) followed by its information block or
-    the reference's invalid-action message.
+    the reference's invalid-action message. A step's ``info["turn_messages"]`` holds that block as one
+    user message (what a chat agent adds after its own turn).
 
     ## Action space
     ``UnicodeText``: the agent's turn text (cut to ``max_response_tokens``).

@@ -29,7 +29,9 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     ## Observation space
     ``UnicodeText``: BFCL's default prompting system prompt with the function docs, then the conversation
     so far (user, assistant and tool turns, each headed by its role). ``info["messages"]`` and
-    ``info["tools"]`` at reset give the first turn as chat messages and the docs shown from the start.
+    ``info["tools"]`` at reset give the first turn as chat messages and the docs shown from the start;
+    each later step's ``info["turn_messages"]`` holds the messages added after the agent's action (the
+    ``tool`` results of its calls, or the next user turn).
 
     ## Action space
     ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` (decoded with ``ast``, never

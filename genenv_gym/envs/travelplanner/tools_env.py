@@ -28,6 +28,8 @@ class TravelPlannerToolsEnv(BenchmarkEnv):
     replaced by "Masked due to limited length. ..." once the next search or NotebookWrite runs, as the
     official agent does) and the reply format. After ``Planner[...]``: the sole-planning prompt whose
     given information is the Notebook (``[{'index': 0, 'Short Description': ..., 'Content': ...}, ...]``).
+    Each is a fresh prompt, as the official agent asks its LLM afresh at every step: a step's
+    ``info["messages"]`` holds it as the one user message of a new chat.
 
     ## Action space
     ``UnicodeText`` of at most 100,000 characters. While collecting: ``Thought: ...`` then ``Action:
