@@ -112,20 +112,22 @@ def test_episodes_past_the_context_window_are_counted_and_graded_wrong(script, t
     assert row["success"] == 0 and row["request_errors"] == {"context": 8} and row["generated_tokens"] == 0
 
 
-def test_merge_lays_played_rows_of_parallel_runs_over_the_baseline(script, tmp_path):
+def test_merge_lays_the_rows_parallel_runs_played_over_the_baseline(script, tmp_path):
     played = {"episodes": 1, "success": 0, "success_rate": 0.0, "success_ci95": [0.0, 0.79]}
     played |= {"mean_prompt_tokens": 10.0, "max_prompt_tokens": 12, "episodes_over_context_window": 0}
     played |= {"seconds_per_episode": 1.0}
+    old = {**played, "seconds_per_episode": 9.0}
+    base = {"GenEnv-Digits-v0": {"skipped": "why"}, "GenEnv-Bamboogle-v0": old, "GenEnv-APIBank-v0": old}
     out = tmp_path / "baseline.json"
-    out.write_text(json.dumps({"model_load_s": 3.0, "envs": {"GenEnv-Digits-v0": {"skipped": "why"}}}))
-    first = tmp_path / "a.json"
-    first.write_text(
-        json.dumps({"envs": {"GenEnv-Digits-v0": played, "GenEnv-Bamboogle-v0": {"skipped": "x"}}})
-    )
-    second = tmp_path / "b.json"
-    second.write_text(json.dumps({"envs": {"GenEnv-Bamboogle-v0": {**played, "episodes": 2}}}))
+    out.write_text(json.dumps({"model_load_s": 3.0, "envs": base}))
+    first = tmp_path / "a.json"  # played Digits and Bamboogle anew, kept API-Bank's row
+    new_rows = {"GenEnv-Digits-v0": played, "GenEnv-Bamboogle-v0": played}
+    first.write_text(json.dumps({"envs": {**base, **new_rows}}))
+    second = tmp_path / "b.json"  # played API-Bank anew, kept the others as they were
+    second.write_text(json.dumps({"envs": {**base, "GenEnv-APIBank-v0": {**played, "episodes": 2}}}))
     script.main(["--merge", str(first), str(second), "--out", str(out)])
     merged = json.loads(out.read_text())
     assert merged["model_load_s"] == 3.0
     assert merged["envs"]["GenEnv-Digits-v0"] == played  # a played row replaces a skipped one
-    assert merged["envs"]["GenEnv-Bamboogle-v0"]["episodes"] == 2  # a skipped row never replaces anything
+    assert merged["envs"]["GenEnv-Bamboogle-v0"] == played  # b.json's kept old row does not undo it
+    assert merged["envs"]["GenEnv-APIBank-v0"]["episodes"] == 2
