@@ -48,12 +48,12 @@ ALFWORLD_GAMES = tuple(
 #: has their rows from such a run).
 SKIPPED: dict[str, str] = {
     **{
-        env_id: "a game is up to 50 model calls, each re-reading the growing history (393-1,236 s per game "
+        env_id: "a game is up to 50 model calls, each re-reading the growing history (389-1,236 s per game "
         "on the shared 2-core CPU); GenEnv-ALFWorld-Step-v0, the paper's protocol, is played by default"
         for env_id in (*ALFWORLD_GAMES, "GenEnv-ALFWorld-v0")
     },
     **{
-        env_id: "first prompts of 6-12k tokens against the model's 8,192-position window (8-13 minutes per "
+        env_id: "first prompts of 8-12k tokens against the model's 8,192-position window (5-13 minutes per "
         "BFCL multi-turn entry on the shared 2-core CPU)"
         for env_id in (
             *(f"GenEnv-BFCL-MultiTurn{kind}-v0" for kind in ("Base", "MissFunc", "MissParam", "LongContext")),

@@ -42,6 +42,12 @@ class TokenRecord:
         return len(self.token_ids)
 
 
+def environment_turn(observation: str, info: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What a multi-step env's answer adds to the chat: its ``info["turn_messages"]`` (possibly none), or
+    else the observation as a user turn."""
+    return info.get("turn_messages", [{"role": "user", "content": observation}])
+
+
 class ChatSession:
     """The chat of one episode: its messages, and its token record when the backend is token-level.
 

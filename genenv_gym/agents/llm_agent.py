@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium as gym
 
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
-from genenv_gym.agents.chat_session import ChatSession
+from genenv_gym.agents.chat_session import ChatSession, environment_turn
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
@@ -155,8 +155,7 @@ class LLMAgent:
 
     def observe(self, observation: str, info: Mapping[str, Any], slot: int = 0) -> None:
         """Add the env's answer to the last action (a multi-turn step) to the episode in ``slot``."""
-        new = info.get("turn_messages", [{"role": "user", "content": observation}])
-        self.sessions[slot].add_environment(new)
+        self.sessions[slot].add_environment(environment_turn(observation, info))
 
     def act(self, observation: str, info: Mapping[str, Any], slot: int = 0) -> str:
         """The action for the current observation.

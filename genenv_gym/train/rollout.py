@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
-from genenv_gym.agents.chat_session import ChatSession
+from genenv_gym.agents.chat_session import ChatSession, environment_turn
 from genenv_gym.agents.llm_agent import LLMAgent, env_answer_format
 from genenv_gym.task import Task
 
@@ -276,7 +276,7 @@ class RolloutEngine:
             trajectory.finish = "max_turns"
         else:
             try:
-                session.add_environment(info.get("turn_messages", [{"role": "user", "content": observation}]))
+                session.add_environment(environment_turn(observation, info))
             except Exception as exc:
                 trajectory.finish, trajectory.error = "error", f"rendering the env turn failed: {exc}"
             else:

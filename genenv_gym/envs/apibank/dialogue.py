@@ -32,15 +32,20 @@ DIALOGUE_PROMPT = (
 )
 
 
-def opening_messages(turns: Sequence[dict], apis: Sequence[str]) -> list[dict[str, str]]:
-    """What the agent is shown first: the instructions with the API descriptions, then the user's opening
-    turns (a dialogue may open with several)."""
-    messages = [{"role": "system", "content": DIALOGUE_PROMPT + describe_apis(apis)}]
-    for turn in turns:
+def user_messages(turns: Sequence[dict], start: int) -> list[dict[str, str]]:
+    """The user's consecutive turns from ``start`` on, as chat messages."""
+    messages = []
+    for turn in turns[start:]:
         if turn["role"] != "User":
             break
         messages.append({"role": "user", "content": turn["text"]})
     return messages
+
+
+def opening_messages(turns: Sequence[dict], apis: Sequence[str]) -> list[dict[str, str]]:
+    """What the agent is shown first: the instructions with the API descriptions, then the user's opening
+    turns (a dialogue may open with several)."""
+    return [{"role": "system", "content": DIALOGUE_PROMPT + describe_apis(apis)}, *user_messages(turns, 0)]
 
 
 def expected_results(world: World, api_turns: Sequence[dict]) -> list[dict]:
@@ -73,9 +78,9 @@ class DialogueEpisode(Episode):
         super().__init__(task, render_messages(self.messages))
 
     def _show_user_turns(self) -> None:
-        while self.cursor < len(self.turns) and self.turns[self.cursor]["role"] == "User":
-            self.messages.append({"role": "user", "content": self.turns[self.cursor]["text"]})
-            self.cursor += 1
+        shown = user_messages(self.turns, self.cursor)
+        self.messages.extend(shown)
+        self.cursor += len(shown)
 
     def _reached(self) -> list[bool]:
         reached, start = [], 0

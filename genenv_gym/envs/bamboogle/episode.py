@@ -132,6 +132,10 @@ class SearchEpisode(Episode):
             block = ""
         if final_turn:
             return self._finish(info, truncated=True)
+        return self._answer(block, info)
+
+    def _answer(self, block: str, info: dict[str, Any]) -> StepResult:
+        """A non-final turn: ``block`` follows the agent's text (a chat agent gets it as a user turn)."""
         self.observation += block
         info["turn_messages"] = [{"role": "user", "content": block}]
         return StepResult(self.observation, 0.0, False, False, info)
@@ -148,22 +152,18 @@ class SearchEpisode(Episode):
             passages = format_passages(results)
         self.passages.append(results)
         block, cut = truncate(information_block(passages), self.config.max_obs_tokens, self.tokenizer)
-        self.observation += block
         info.update(
             searches=list(self.searches), passages=[list(p) for p in self.passages], obs_truncated=cut
         )
         info["information"] = block
-        info["turn_messages"] = [{"role": "user", "content": block}]
-        return StepResult(self.observation, 0.0, False, False, info)
+        return self._answer(block, info)
 
     def _invalid(self, error_type: str, error: str) -> StepResult:
         self.turns.append("")
         info = self._base_info(error_type, error)
         if len(self.turns) > self.config.max_turns:
             return self._finish(info, truncated=True)
-        self.observation += INVALID_ACTION_MESSAGE
-        info["turn_messages"] = [{"role": "user", "content": INVALID_ACTION_MESSAGE}]
-        return StepResult(self.observation, 0.0, False, False, info)
+        return self._answer(INVALID_ACTION_MESSAGE, info)
 
     def invalid_action(self, error_type: str, error: str) -> StepResult:
         return self._invalid(error_type, error)
