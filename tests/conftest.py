@@ -96,6 +96,18 @@ def offline_envs(request: pytest.FixtureRequest) -> OfflineEnvs:
     return OfflineEnvs(request)
 
 
+@pytest.fixture
+def real_env_id(
+    request: pytest.FixtureRequest, shared_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """The (indirectly) parametrized env id, with GENENV_DATA_DIR on the real data and, for ALFWorld's ids,
+    the engine installed."""
+    if "ALFWorld" in request.param:
+        request.getfixturevalue("alfworld_engine")
+    monkeypatch.setenv("GENENV_DATA_DIR", str(shared_data_dir))
+    return request.param
+
+
 import sys  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as toy_domain

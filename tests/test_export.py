@@ -30,12 +30,19 @@ def test_verl_parquet_has_verls_columns_and_round_trips_through_the_verifier(tmp
     result = export("GenEnv-BFCL-v0", "verl", tmp_path / "bfcl.parquet", env_kwargs=FIXTURE_KWARGS)
     table = pq.read_table(result.path)
     assert result.rows == table.num_rows == 14 and result.split == "test"
-    assert table.column_names == ["data_source", "prompt", "ability", "reward_model", "extra_info"]
+    assert table.column_names == [
+        "data_source",
+        "prompt",
+        "ability",
+        "reward_model",
+        "extra_info",
+        "agent_name",
+    ]
     rows = table.to_pylist()
     categories = set()
     for row in rows:
         assert row["data_source"] == "GenEnv-BFCL-v0" and row["ability"] == "genenv:bfcl"
-        assert row["reward_model"]["style"] == "rule"
+        assert row["reward_model"]["style"] == "rule" and row["agent_name"] == "genenv_agent"
         assert [m["role"] for m in row["prompt"]] == ["system", "user"]
         task = Task.from_json(row["reward_model"]["ground_truth"])
         assert task.id == row["extra_info"]["task_id"] and row["extra_info"]["split"] == "test"

@@ -3,9 +3,10 @@
 Tests, the README demo, the throughput benchmark and the trainer's miniature all need a model that can be
 built without any download. ``build_tokenizer`` trains a small byte-level BPE in memory (every string
 round-trips through it: bytes it has no merge for stay single-byte tokens) and gives it a Qwen2-style
-chat template; ``build_model`` instantiates a Qwen2 or Llama architecture from a config with random
-weights, tiny or shaped like Qwen2.5-0.5B / 1.5B; ``save_tiny`` writes both to a directory that the
-``hf:PATH`` backend spec (or ``from_pretrained``) loads.
+chat template (native tool calls rendered as Qwen2.5 renders them) and a response template that parses
+them (TRL's tool loop needs both); ``build_model`` instantiates a Qwen2 or Llama architecture from a
+config with random weights, tiny or shaped like Qwen2.5-0.5B / 1.5B; ``save_tiny`` writes both to a
+directory that the ``hf:PATH`` backend spec (or ``from_pretrained``) loads.
 
 Imports torch and transformers: import this module only where they are installed (``genenv-gym[train]``).
 """
@@ -37,11 +38,37 @@ CHAT_TEMPLATE = (
     "{%- endif %}"
     "{%- for message in messages %}"
     "{%- if not (loop.first and message['role'] == 'system' and tools) %}"
-    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + (message['content'] or '') }}"
+    "{%- for call in message.get('tool_calls') or [] %}"
+    "{%- set call = call['function'] if call['function'] is defined else call %}"
+    "{%- if message['content'] or not loop.first %}{{- '\\n' }}{%- endif %}"
+    "{{- '<tool_call>\\n{\"name\": \"' + call['name'] + '\", \"arguments\": ' }}"
+    "{{- call['arguments'] if call['arguments'] is string else call['arguments'] | tojson }}"
+    "{{- '}\\n</tool_call>' }}"
+    "{%- endfor %}"
+    "{{- '<|im_end|>\\n' }}"
     "{%- endif %}"
     "{%- endfor %}"
     "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
 )
+
+#: How ``tokenizer.parse_response`` reads a reply of that template (transformers' response-template format,
+#: as for Qwen3): ``<tool_call>{json}</tool_call>`` blocks are tool calls, the rest up to ``<|im_end|>`` is
+#: content.
+RESPONSE_TEMPLATE: dict[str, Any] = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close_pattern": r"</tool_call>\s*",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+        "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
+    },
+}
 
 _CORPUS = (
     "You are an expert in composing functions. You are given a question and a set of possible functions.",
@@ -131,6 +158,7 @@ def build_tokenizer(vocab_size: int = 512) -> PreTrainedTokenizerFast:
         clean_up_tokenization_spaces=False,
     )
     tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.response_template = RESPONSE_TEMPLATE
     tokenizer.padding_side = "left"
     return tokenizer
 

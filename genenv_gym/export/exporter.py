@@ -10,7 +10,9 @@ Formats (one row per task; ``rows_for`` builds them, ``write_rows`` writes them)
   messages), ``ability`` (``genenv:<domain>``), ``reward_model`` (``{"style": "rule", "ground_truth":
   <Task JSON>}``) and ``extra_info`` (``index``, ``split``, ``task_id``, ``category``, ``level``,
   ``provenance``, ``env_id``, ``domain`` and, for a domain reading a data folder other than the default,
-  ``domain_kwargs``). Grade with ``genenv_gym/export/rewards.py:compute_score``.
+  ``domain_kwargs``) and ``agent_name`` (``genenv_agent``: verl's agent loop that plays the env live,
+  ``genenv_gym/integrations/verl_agent_loop.py``; rows without it are single-turn prompts). Grade with
+  ``genenv_gym/export/rewards.py:compute_score``, or let the agent loop give the env's reward.
 - ``trl``: a table ``datasets.load_dataset`` reads (JSON Lines, or parquet when the path ends in
   ``.parquet``) with ``prompt`` (chat messages, TRL's conversational prompt-only format), ``task`` (the
   Task JSON, which ``rewards.trl_reward`` receives), ``task_id``, ``category``, ``level``, ``env_id``.
@@ -33,6 +35,8 @@ from genenv_gym.task import Task, thaw
 FORMATS = ("verl", "trl", "jsonl")
 #: Default output file name suffix per format.
 SUFFIX = {"verl": ".parquet", "trl": ".jsonl", "jsonl": ".jsonl"}
+#: The ``agent_name`` of verl rows: the agent loop registered by ``genenv_gym.integrations.verl_agent_loop``.
+VERL_AGENT_NAME = "genenv_agent"
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,7 @@ def rows_for(
                         "provenance": task.provenance,
                         "domain": task.domain,
                     },
+                    "agent_name": VERL_AGENT_NAME,
                 }
             )
         else:

@@ -1,0 +1,11 @@
+"""Live training on genenv envs from other trainers: TRL's GRPOTrainer and verl's agent loop.
+
+- ``live_tasks.LiveTasks``: one env id's tasks for a trainer that plays many episodes at once (the task a
+  dataset row pins; for a simulator id, tasks proposed by its live curriculum and every group's outcomes fed
+  back to it).
+- ``live_episode.LiveEpisode``: one episode played by text actions, with the chat messages each step adds.
+- ``trl_env``: TRL's ``environment_factory`` (the env object, its dataset and its reward function).
+- ``verl_agent_loop``: verl's ``AgentLoopBase`` subclass ``genenv_agent`` (imports verl).
+
+See docs/trainers.md.
+"""

@@ -1,0 +1,80 @@
+"""One episode played by text actions, with what each step adds to the agent's chat.
+
+Actions are read as ``genenv eval`` reads an LLM agent's reply (``llm_agent.parse_action``: reasoning
+blocks and code fences removed, native tool calls written in the domain's answer format); an env's answer
+becomes chat messages by ``chat_session.environment_turn``. The episode's reward is its return (the sum of
+its step rewards). An episode the trainer stops before it ends counts as a failure for the curriculum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from genenv_gym.agents.backends.base import Completion
+from genenv_gym.agents.chat_session import environment_turn
+from genenv_gym.agents.llm_agent import parse_action
+from genenv_gym.envs.benchmark_env import EpisodeRunner
+from genenv_gym.integrations.live_tasks import LiveTasks
+from genenv_gym.task import Task, thaw
+
+
+class LiveEpisode:
+    """``task`` played on ``tasks``' domain, one action at a time."""
+
+    def __init__(self, tasks: LiveTasks, task: Task) -> None:
+        self.tasks = tasks
+        self.task = task
+        self._runner = EpisodeRunner()
+        self._runner.start(tasks.start(task))
+        self.total_reward = 0.0
+        self.steps = 0
+        self.done = False
+        #: the env itself ended the episode (terminated or truncated), rather than ``stop``
+        self.finished = False
+        self.success = False
+        self.recorded = False
+        self.info: dict[str, Any] = {}
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat that opens the episode (the task's messages, system prompt included)."""
+        return thaw(self.task.messages)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The task's tool specs."""
+        return thaw(self.task.tools)
+
+    def action(self, reply: str, tool_calls: Sequence[Mapping[str, Any]] = ()) -> str:
+        """The env action in a model reply (text and any native tool calls)."""
+        domain = self.tasks.domain
+        completion = Completion(text=reply, tool_calls=tuple(dict(c) for c in tool_calls))
+        return parse_action(completion, domain.name, getattr(domain, "action_format", None))
+
+    def step(self, action: str) -> list[dict[str, Any]]:
+        """Play ``action``; the messages the env's answer adds to the chat (none once the episode ends)."""
+        if self.done:
+            raise RuntimeError("the episode has ended")
+        observation, reward, terminated, truncated, info = self._runner.step(action)
+        self.steps += 1
+        self.total_reward += float(reward)
+        self.info = dict(info)
+        if terminated or truncated:
+            self.done = self.finished = True
+            self.success = bool(info.get("success", False))
+            self._record()
+            return []
+        return [dict(m) for m in environment_turn(observation, info)]
+
+    def stop(self) -> float:
+        """End the episode where it stands (a failure for the curriculum if it had not ended); its return."""
+        if not self.done:
+            self.done = True
+            self._record()
+        return self.total_reward
+
+    def _record(self) -> None:
+        if not self.recorded:
+            self.recorded = True
+            self.tasks.record(self.task, self.success)

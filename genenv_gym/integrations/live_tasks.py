@@ -1,0 +1,137 @@
+"""One env id's tasks for a trainer that holds many episodes at once (TRL's GRPO groups, verl's agent loops).
+
+A dataset row pins the task its rollouts play: a benchmark task by ``task_id``, a generated task by its
+content (``task``, the Task JSON) and the ``seed`` it was proposed with. For a simulator id
+(``GenEnv-Sim-*``) the rows come from the env's live curriculum (``propose_row``: the simulator proposes at
+the agent's current skill), and every finished episode is reported back (``record``): the skill tracker
+sees each attempt, and once a task has been played ``group_size`` times (a GRPO group) the simulator is
+updated with the group's outcome, as ``SimulatorEnv`` does after its ``attempts``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from genenv_gym.domain import Episode, SingleTurnEpisode
+from genenv_gym.export.exporter import is_simulator, rows_for
+from genenv_gym.simulator import Outcome
+from genenv_gym.skill import SkillEstimate
+from genenv_gym.task import Task
+
+#: Generated tasks remembered for their rows (rows pin the task; this only bounds memory).
+_MAX_REMEMBERED = 4096
+
+
+class LiveTasks:
+    """The tasks of ``env_id`` (made with ``env_kwargs``) and, for a simulator id, its curriculum.
+
+    Args:
+        env_id: any registered genenv id.
+        group_size: rollouts per task in one group (GRPO's ``num_generations``, verl's ``rollout.n``).
+        env_kwargs: ``gymnasium.make`` arguments.
+    """
+
+    def __init__(self, env_id: str, group_size: int = 1, env_kwargs: Mapping[str, Any] | None = None) -> None:
+        if group_size < 1:
+            raise ValueError(f"group_size must be >= 1, got {group_size}")
+        self.env_id = env_id
+        self.group_size = group_size
+        self.env = gym.make(env_id, **dict(env_kwargs or {}))
+        self.base = self.env.unwrapped
+        self.domain = self.base.domain
+        self.simulated = is_simulator(self.env)
+        tasks = getattr(self.base, "tasks", None) or []
+        self._by_id: dict[str, Task] = {task.id: task for task in tasks}
+        self._generated: OrderedDict[str, tuple[Task, SkillEstimate | None]] = OrderedDict()
+        self._groups: dict[str, list[bool]] = {}
+        #: the simulator's update statistics, one per completed group (simulator ids)
+        self.updates: list[dict[str, float]] = []
+
+    # -- tasks ---------------------------------------------------------------------------------------------
+    @property
+    def tasks(self) -> list[Task]:
+        """A benchmark env's official tasks (empty for a simulator id)."""
+        return list(self._by_id.values())
+
+    def rows(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Dataset rows of a benchmark env's tasks (TRL's export layout; at most ``limit``)."""
+        if self.simulated:
+            raise ValueError(f"{self.env_id} generates its tasks: use propose_row / row_stream")
+        tasks = self.tasks if limit is None else self.tasks[:limit]
+        return [self._row(task, row, seed=0) for task, row in zip(tasks, self._layout(tasks), strict=True)]
+
+    def propose_row(self, seed: int) -> dict[str, Any]:
+        """A row holding a task the simulator proposes now, at the agent's current skill (simulator ids)."""
+        if not self.simulated:
+            raise ValueError(f"{self.env_id} serves fixed tasks: use rows()")
+        context = self.base.tracker.estimate()
+        task = self.base.simulator.propose(1, context, np.random.default_rng(seed))[0]
+        self._generated[task.id] = (task, context)
+        while len(self._generated) > _MAX_REMEMBERED:
+            self._generated.popitem(last=False)
+        return self._row(task, self._layout([task])[0], seed)
+
+    def row_stream(self, seed: int = 0) -> Iterator[dict[str, Any]]:
+        """Endless rows from the live curriculum, each proposed when the trainer asks for it."""
+        index = 0
+        while True:
+            yield self.propose_row(seed + index)
+            index += 1
+
+    def _layout(self, tasks: list[Task]) -> list[dict[str, Any]]:
+        return rows_for(tasks, "trl", self.env_id, "train" if self.simulated else "test")
+
+    @staticmethod
+    def _row(task: Task, row: dict[str, Any], seed: int) -> dict[str, Any]:
+        return {**row, "task": task.to_json(), "seed": int(seed)}
+
+    def task_for(self, row: Mapping[str, Any]) -> Task:
+        """The task a row pins: its ``task_id`` among the env's official tasks, else its ``task`` content.
+
+        An official task is taken from the env itself, not from the row's JSON: ``Task.to_json`` sorts keys,
+        and some prompts show their data in the file's order (BFCL multi-turn's held-out function docs).
+        """
+        task_id = row.get("task_id")
+        if task_id in self._by_id:
+            return self._by_id[task_id]
+        content = row.get("task")
+        if content:
+            task = Task.from_json(content) if isinstance(content, str) else Task.from_dict(dict(content))
+            if task.domain != self.domain.name:
+                raise ValueError(f"the row's task is a {task.domain} task, not one of {self.env_id}")
+            return task
+        raise KeyError(f"no task with id {task_id!r} in {self.env_id}, and the row holds no task")
+
+    def start(self, task: Task) -> Episode:
+        """A fresh episode of ``task`` on the env's domain."""
+        return self.domain.start_episode(task)
+
+    def multi_turn(self) -> bool:
+        """Whether the env's episodes take more than one action (read from one of its episodes)."""
+        task = self.tasks[0] if self.tasks else self.task_for(self.propose_row(0))
+        return not isinstance(self.start(task), SingleTurnEpisode)
+
+    # -- curriculum ---------------------------------------------------------------------------------------
+    def record(self, task: Task, success: bool) -> dict[str, float] | None:
+        """Report one finished episode; the simulator's update statistics when it completes a group."""
+        if not self.simulated:
+            return None
+        base = self.base
+        base.tracker.update(min(task.level, self.domain.num_levels - 1), bool(success))
+        group = self._groups.setdefault(task.id, [])
+        group.append(bool(success))
+        if len(group) < self.group_size:
+            return None
+        del self._groups[task.id]
+        context = self._generated.get(task.id, (task, None))[1]
+        stats = base.simulator.update([Outcome(task, sum(group), len(group), context)])
+        self.updates.append(dict(stats))
+        return stats
+
+    def close(self) -> None:
+        self.env.close()
