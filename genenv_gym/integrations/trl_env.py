@@ -52,6 +52,11 @@ class GenEnvEnvironment:
         self._tasks = tasks
         self._episode: LiveEpisode | None = None
 
+    @property
+    def episode(self) -> LiveEpisode | None:
+        """The rollout's episode (None before the first reset)."""
+        return self._episode
+
     def reset(self, **row: Any) -> None:
         """Start the task the dataset row pins (the row's prompt already holds its chat)."""
         if self._episode is not None:
@@ -151,9 +156,13 @@ def trl_environment(
         dataset = datasets.IterableDataset.from_generator(_stream, gen_kwargs={"tasks": tasks, "seed": seed})
     else:
         dataset = datasets.Dataset.from_list(tasks.rows(limit))
-    multi_turn = tasks.multi_turn()
-    cls = GenEnvToolEnvironment if multi_turn else GenEnvEnvironment
-    return TRLSetup(dataset, lambda: cls(tasks), env_reward, tasks, multi_turn)
+    cls = environment_class(tasks)
+    return TRLSetup(dataset, lambda: cls(tasks), env_reward, tasks, cls is GenEnvToolEnvironment)
+
+
+def environment_class(tasks: LiveTasks) -> type[GenEnvEnvironment]:
+    """How an env is offered to TRL, read from its episodes: the ``act`` tool for multi-turn envs."""
+    return GenEnvToolEnvironment if tasks.multi_turn() else GenEnvEnvironment
 
 
 def _stream(tasks: LiveTasks, seed: int):
