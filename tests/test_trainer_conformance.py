@@ -15,6 +15,7 @@ from trainer_episodes import (
     oracle_script,
     play_trl,
     record_in_process,
+    require,
 )
 
 from genenv_gym.export.exporter import rows_for
@@ -53,7 +54,7 @@ def verl_reward(env_id: str, task, script: list[str]) -> float:
 
 @pytest.mark.parametrize("real_env_id", ALL_IDS, indirect=True)
 def test_scripted_episodes_score_the_same_in_process_and_through_trl(real_env_id):
-    pytest.importorskip("datasets")
+    require("datasets", "pip install 'genenv-gym[trl]'")
     tasks = live(real_env_id)
     task = first_task(tasks)
     row = rows_for([task], "trl", real_env_id, "train")[0] | {"task": task.to_json(), "seed": 0}
@@ -70,7 +71,7 @@ def test_scripted_episodes_score_the_same_in_process_and_through_trl(real_env_id
 
 @pytest.mark.parametrize("real_env_id", ALL_IDS, indirect=True)
 def test_scripted_episodes_score_the_same_through_verls_agent_loop(real_env_id):
-    pytest.importorskip("verl.experimental.agent_loop", reason="verl is not installed (see docs/trainers.md)")
+    require("verl.experimental.agent_loop", "see docs/trainers.md")
     tasks = live(real_env_id)
     task = first_task(tasks)
     for name, script in scripts(tasks, task).items():

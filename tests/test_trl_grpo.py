@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from trainer_episodes import require
 
-pytest.importorskip("trl", reason="TRL is not installed (pip install 'genenv-gym[trl]')")
-torch = pytest.importorskip("torch")
-
+require("trl", "pip install 'genenv-gym[trl]'")
+import torch  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 from genenv_gym.agents.tiny_model import build_tiny  # noqa: E402

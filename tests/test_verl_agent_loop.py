@@ -6,11 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-pytest.importorskip("verl.experimental.agent_loop", reason="verl is not installed (see docs/trainers.md)")
-pytest.importorskip("transformers")
-
-from omegaconf import OmegaConf
 from trainer_episodes import (
     ALL_IDS,
     WRONG_SCRIPT,
@@ -20,12 +15,18 @@ from trainer_episodes import (
     live,
     oracle_script,
     record_in_process,
+    require,
 )
-from verl.experimental.agent_loop.agent_loop import AgentLoopBase, DictConfigWrap
 
-from genenv_gym.agents.tiny_model import build_tiny, build_tokenizer
-from genenv_gym.export.exporter import rows_for
-from genenv_gym.integrations.verl_agent_loop import GenEnvAgentLoop
+require("verl.experimental.agent_loop", "see docs/trainers.md")
+require("transformers", "pip install 'genenv-gym[train]'")
+
+from omegaconf import OmegaConf  # noqa: E402
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, DictConfigWrap  # noqa: E402
+
+from genenv_gym.agents.tiny_model import build_tiny, build_tokenizer  # noqa: E402
+from genenv_gym.export.exporter import rows_for  # noqa: E402
+from genenv_gym.integrations.verl_agent_loop import GenEnvAgentLoop  # noqa: E402
 
 pytestmark = pytest.mark.shared_data
 

@@ -106,3 +106,18 @@ def live(env_id: str) -> LiveTasks:
 def first_task(tasks: LiveTasks) -> Task:
     """The env's first official task, or a task its simulator proposes with seed 0."""
     return tasks.tasks[0] if tasks.tasks else tasks.task_for(tasks.propose_row(0))
+
+
+def require(module: str, install: str) -> None:
+    """Skip the calling test module when ``module`` is missing; under CI (``CI`` set) fail instead."""
+    import importlib
+    import os
+
+    import pytest
+
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"{module} is not installed ({install}): {error}", allow_module_level=True)
