@@ -22,10 +22,10 @@ require("verl.experimental.agent_loop", "see docs/trainers.md")
 require("transformers", "pip install 'genenv-gym[train]'")
 
 from omegaconf import OmegaConf  # noqa: E402
-from verl.experimental.agent_loop.agent_loop import AgentLoopBase, DictConfigWrap  # noqa: E402
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, DictConfigWrap, ToolListWrap  # noqa: E402
 
 from genenv_gym.agents.tiny_model import build_tiny, build_tokenizer  # noqa: E402
-from genenv_gym.export.exporter import rows_for  # noqa: E402
+from genenv_gym.export.exporter import VERL_AGENT_NAME, rows_for  # noqa: E402
 from genenv_gym.integrations.verl_agent_loop import GenEnvAgentLoop  # noqa: E402
 
 pytestmark = pytest.mark.shared_data
@@ -66,6 +66,28 @@ def test_the_loop_is_a_verl_agent_loop_registered_under_the_exported_agent_name(
     assert issubclass(GenEnvAgentLoop, AgentLoopBase)
     target = _agent_loop_registry["genenv_agent"]["_target_"]
     assert target == "genenv_gym.integrations.verl_agent_loop.GenEnvAgentLoop"
+
+
+def test_verls_worker_builds_the_loop_from_the_shipped_config_as_it_builds_its_own(tokenizer):
+    import hydra
+
+    from genenv_gym.integrations import VERL_AGENT_LOOP_CONFIG
+
+    (config,) = OmegaConf.load(VERL_AGENT_LOOP_CONFIG)
+    assert config.name == VERL_AGENT_NAME == "genenv_agent"
+    trainer = OmegaConf.create({"actor_rollout_ref": {"rollout": {"prompt_length": 8, "response_length": 8}}})
+    loop = hydra.utils.instantiate(
+        config=OmegaConf.create({"_target_": config._target_}),
+        trainer_config=DictConfigWrap(config=trainer),
+        server_manager=None,
+        tokenizer=tokenizer,
+        processor=None,
+        hf_model_type=None,
+        dataset_cls=None,
+        data_config=DictConfigWrap(OmegaConf.create({})),
+        tools=ToolListWrap([]),
+    )
+    assert isinstance(loop, GenEnvAgentLoop) and loop.max_turns > 0 and loop.group_size == 1
 
 
 @pytest.mark.parametrize("real_env_id", ALL_IDS, indirect=True)

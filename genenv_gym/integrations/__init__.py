@@ -5,7 +5,14 @@
   back to it).
 - ``live_episode.LiveEpisode``: one episode played by text actions, with the chat messages each step adds.
 - ``trl_env``: TRL's ``environment_factory`` (the env object, its dataset and its reward function).
-- ``verl_agent_loop``: verl's ``AgentLoopBase`` subclass ``genenv_agent`` (imports verl).
+- ``verl_agent_loop``: verl's ``AgentLoopBase`` subclass ``genenv_agent`` (imports verl);
+  ``VERL_AGENT_LOOP_CONFIG``: the YAML file that registers it in verl's workers.
+- ``template_backend.TemplateBackend``: a tokenizer's chat template as a backend, for exact token records.
 
 See docs/trainers.md.
 """
+
+from pathlib import Path
+
+#: verl's ``actor_rollout_ref.rollout.agent.agent_loop_config_path`` for the ``genenv_agent`` loop.
+VERL_AGENT_LOOP_CONFIG = Path(__file__).with_name("verl_agent_loop.yaml")
