@@ -292,6 +292,12 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"verl reward: custom_reward_function.path={rewards.__file__} "
             "custom_reward_function.name=compute_score"
         )
+        from genenv_gym.integrations import VERL_AGENT_LOOP_CONFIG
+
+        print(
+            "verl agent loop (rows' agent_name=genenv_agent, the env played live): "
+            f"actor_rollout_ref.rollout.agent.agent_loop_config_path={VERL_AGENT_LOOP_CONFIG}"
+        )
     elif result.format == "trl":
         print("TRL reward: from genenv_gym.export.rewards import trl_reward  # GRPOTrainer(reward_funcs=...)")
     else:

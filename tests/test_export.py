@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,6 +100,8 @@ def test_cli_export_reports_rows_and_the_reward_to_use(tmp_path, capsys):
     assert code == 0 and out.exists()
     printed = capsys.readouterr().out
     assert "wrote 2 verl rows" in printed and "custom_reward_function.name=compute_score" in printed
+    config_line = next(line for line in printed.splitlines() if "agent_loop_config_path=" in line)
+    assert Path(config_line.split("agent_loop_config_path=")[1]).read_text().count("name: genenv_agent") == 1
     assert main(["export", "--env", "GenEnv-Nope-v0", "--format", "jsonl"]) == 2
     assert main(["export", "--env", "GenEnv-BFCL-v0", "--format", "jsonl", "--env-kwargs", "[1]"]) == 2
 
