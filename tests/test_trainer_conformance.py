@@ -54,7 +54,6 @@ def verl_reward(env_id: str, task, script: list[str]) -> float:
 
 @pytest.mark.parametrize("real_env_id", ALL_IDS, indirect=True)
 def test_scripted_episodes_score_the_same_in_process_and_through_trl(real_env_id):
-    require("datasets", "pip install 'genenv-gym[trl]'")
     tasks = live(real_env_id)
     task = first_task(tasks)
     row = rows_for([task], "trl", real_env_id, "train")[0] | {"task": task.to_json(), "seed": 0}
