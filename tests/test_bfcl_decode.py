@@ -13,16 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from genenv_gym.envs.bfcl import java_js
-from genenv_gym.envs.bfcl.decode import (
-    MAX_OUTPUT_CHARS,
-    STR_METHODS,
-    DecodeError,
-    decode_json_calls,
-    decode_output,
-    decode_python,
-    is_empty_output,
-)
+from genenv_gym.envs.bfcl.decode import decode_json_calls, decode_output, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl.java_js import decode_java_js, java_type_convert, js_type_convert
+from genenv_gym.envs.bfcl.output_text import MAX_OUTPUT_CHARS
+from genenv_gym.envs.bfcl.safe_arithmetic import STR_METHODS
 from genenv_gym.envs.bfcl.safe_regex import SafeRegex
 
 FAILED = "ast_decoder:decoder_failed"

@@ -36,12 +36,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
-from genenv_gym.envs.bfcl.decode import (
-    WRONG_OUTPUT_FORMAT,
-    DecodeError,
-    _check_text,
-    bracket_wrap,
-)
+from genenv_gym.envs.bfcl.decode_errors import WRONG_OUTPUT_FORMAT, DecodeError
+from genenv_gym.envs.bfcl.output_text import bracket_wrap, check_output_text
 from genenv_gym.envs.bfcl.safe_regex import SafeRegex
 
 __all__ = [
@@ -403,7 +399,7 @@ def decode_java_js(text: str, language: Literal["java", "javascript"]) -> list[d
     """Decode a Java / JavaScript prompting answer the way the official tree-sitter decoder does."""
     if language not in ("java", "javascript"):
         raise ValueError(f"language must be 'java' or 'javascript', got {language!r}")
-    text = _check_text(text)
+    text = check_output_text(text)
     source = bracket_wrap(text)[1:-1]
     try:
         data = source.encode("utf-8")
