@@ -9,7 +9,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from genenv_gym.envs.bfcl.decode import DecodeError, decode_json_calls, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode import decode_json_calls, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 
 
 def python_call(call: Mapping[str, Any]) -> str:
