@@ -178,7 +178,8 @@ class Trainer:
         return self.simulator if self.env_llm is None else self.env_llm
 
     def env_fn(self) -> BenchmarkEnv:
-        return _TaskEnv(self.domain)
+        """An env that plays the tasks the rollout engine hands it."""
+        return BenchmarkEnv(self.domain, tasks=[])
 
     def warm_start(self) -> dict[str, float]:
         """Supervised fine-tuning on the base data's reference answers (the paper's base training set).
@@ -636,23 +637,6 @@ def level_batch_success(outcomes: list[Outcome]) -> dict[int, float]:
     ``in_band_share`` is the share of generated tasks the simulator's band filter keeps.
     """
     return {level: s / a for level, (s, a, _) in level_batches(outcomes).items() if a}
-
-
-class _TaskEnv(BenchmarkEnv):
-    """A benchmark env over a domain that serves the tasks it is given (no files read)."""
-
-    def __init__(self, domain: Domain) -> None:
-        from genenv_gym.envs.benchmark_env import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, EpisodeRunner
-        from genenv_gym.spaces import UnicodeText
-
-        self.domain = domain
-        self.render_mode = None
-        self.tasks = []
-        self._index = {}
-        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(MAX_ACTION_CHARS)
-        self.task = None
-        self._runner = EpisodeRunner()
 
 
 def train(cfg: TrainConfig, resume: bool = False) -> list[dict[str, Any]]:
