@@ -23,6 +23,8 @@ ID_PACKAGES: tuple[str, ...] = tuple(
 DOMAINS: dict[str, str] = {
     "bfcl": "genenv_gym.envs.bfcl.domain:BFCLDomain",
     "digits": "genenv_gym.envs.digits.domain:DigitsDomain",
+    "digits-wide": "genenv_gym.envs.digits.domain:digits_wide",
+    "digits-lengths": "genenv_gym.envs.digits.domain:digits_lengths",
     "alfworld": "genenv_gym.envs.alfworld.domain:ALFWorldDomain",
     "alfworld_step": "genenv_gym.envs.alfworld.step_domain:ALFWorldStepDomain",
 }
@@ -94,7 +96,7 @@ def _digits_entries() -> list[EnvEntry]:
     return [
         EnvEntry(
             "GenEnv-Digits-v0",
-            "genenv_gym.envs.digits.domain:DigitsEnv",
+            "genenv_gym.envs.digits.env:DigitsEnv",
             f"digit-string reversal, {DigitsDomain.num_levels} levels in half steps of length (1-8 digits), "
             "a fixed "
             "200-task held-out set: the trainer's CPU miniature",

@@ -34,9 +34,9 @@ import torch
 from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
-from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.progress import progress
+from genenv_gym.registration import make_domain
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
@@ -52,19 +52,6 @@ from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_st
 
 if TYPE_CHECKING:
     from genenv_gym.train.simulator_llm import EnvironmentLLM
-
-
-def make_domain(name: str) -> Domain:
-    """The domain by name: ``digits`` (the demo's) or a variant (``digits-wide``), or any registered one."""
-    from genenv_gym.envs.digits.domain import VARIANTS
-
-    if name in VARIANTS:
-        from genenv_gym.envs.digits import make_digits_domain
-
-        return make_digits_domain(name)
-    from genenv_gym.registration import make_domain as registered
-
-    return registered(name)
 
 
 def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
@@ -114,7 +101,7 @@ class Trainer:
         self.device = torch.device("cuda", self.dist.local_rank) if cuda else torch.device("cpu")
         self.rng = np.random.default_rng(cfg.run.seed)
         random.seed(cfg.run.seed)
-        self.domain = make_domain(cfg.run.domain)
+        self.domain = make_domain(cfg.run.domain)  # the registry's: Digits' variants are registered domains
         self.model, self.tokenizer = build_agent(cfg)
         self.model.to(self.device)
         if cfg.agent.gradient_checkpointing:
