@@ -58,6 +58,9 @@ class SimulatorEnv(TextEnv):
     the curriculum never stalls on a task the agent cannot finish in time.
     ``reset(options={"task": Task})`` serves a given task once, outside the curriculum.
 
+    ## Version history
+    - v0: initial version (the procedural simulator by default, each task served ``attempts`` = 4 times, RWR
+      on the alpha-curriculum reward with alpha 0.5)
     """
 
     def __init__(
