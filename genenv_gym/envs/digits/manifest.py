@@ -12,7 +12,7 @@ MANIFEST = Manifest(
     entries=(
         EnvEntry(
             "GenEnv-Digits-v0",
-            "genenv_gym.envs.digits.domain:DigitsEnv",
+            "genenv_gym.envs.digits.env:DigitsEnv",
             f"digit-string reversal, {DigitsDomain.num_levels} levels in half steps of length (1-8 digits), "
             "a fixed 200-task held-out set: the trainer's CPU miniature",
         ),
@@ -29,5 +29,8 @@ MANIFEST = Manifest(
             "genenv_gym.envs.digits.domain:DigitsDomain",
             task_writer="genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
         ),
+        # Variants for the curriculum-efficacy designs (docs/training.md): other lengths per level.
+        DomainSpec("digits-wide", "genenv_gym.envs.digits.domain:digits_wide"),
+        DomainSpec("digits-lengths", "genenv_gym.envs.digits.domain:digits_lengths"),
     ),
 )
