@@ -474,7 +474,8 @@ def our_verdicts(
 ) -> list[dict[str, Any]]:
     from genenv_gym.envs.bfcl.categories import language_of
     from genenv_gym.envs.bfcl.checker import grade_output
-    from genenv_gym.envs.bfcl.decode import DecodeError, decode_output
+    from genenv_gym.envs.bfcl.decode import decode_output
+    from genenv_gym.envs.bfcl.decode_errors import DecodeError
 
     results = []
     for case in cases:

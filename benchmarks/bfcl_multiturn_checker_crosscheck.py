@@ -45,13 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bfcl_multiturn_official import DATA_ROOT, FUNC_SOURCE
+
 from genenv_gym.envs.bfcl_multiturn import long_context
 from genenv_gym.envs.bfcl_multiturn.checker import check_entry
 from genenv_gym.envs.bfcl_multiturn.data import CATEGORIES, load_entries
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "benchmarks"
-FILLER = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/long_context.py"
 MUTATIONS = (
     "drop_call",
     "insert_call",
@@ -187,7 +186,7 @@ def model_runs(data_dir: str, seed: int = 0) -> list[ModelRun]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("wheel", help="the unpacked bfcl-eval wheel (the directory holding bfcl_eval/)")
-    parser.add_argument("--data-dir", default=str(DEFAULT_DATA), help="data root holding bfcl/")
+    parser.add_argument("--data-dir", default=str(DATA_ROOT), help="data root holding bfcl/")
     parser.add_argument("--seed", type=int, default=0, help="seeds the mutations")
     parser.add_argument("--generated-filler", action="store_true", help="run ours on the generated filler")
     parser.add_argument("--max-shown", type=int, default=20, help="disagreements printed")
@@ -196,7 +195,7 @@ def main() -> int:
     root = wheel_root(args.wheel)
     checker = official_checker(root)
     if not args.generated_filler:
-        long_context.load_official_filler(root / FILLER)
+        long_context.load_official_filler(root / FUNC_SOURCE / "long_context.py")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     agree: Counter[tuple[str, str]] = Counter()
     total: Counter[tuple[str, str]] = Counter()

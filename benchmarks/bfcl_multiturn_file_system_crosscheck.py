@@ -13,15 +13,10 @@ the current directory path must be equal.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-from bfcl_multiturn_official import DEFAULT_DATA, compare_sequences, load_official, real_configs, render
+from bfcl_multiturn_official import SequenceCheck, render
 
 from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem, tree_state
-from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
-
-CLASS = "GorillaFileSystem"
 
 
 def _names(config: dict) -> list[str]:
@@ -70,36 +65,26 @@ def _random_call(rng: random.Random, names: list[str], local: list[str]) -> tupl
     return rng.choice(calls)
 
 
-def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    module = load_official(path, "official_gorilla_file_system")
-    load_official_filler(Path(path).with_name("long_context.py"))
-    configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
+def _call_maker(config: dict):
+    names = _names(config)
+    return lambda rng, ours: _random_call(rng, names, list(ours._current_dir.contents))
 
-    def call_maker(config: dict):
-        names = _names(config)
-        return lambda rng, ours: _random_call(rng, names, list(ours._current_dir.contents))
 
-    def state_diff(official: object, ours: object) -> list[str]:
-        same_tree = tree_state(official.root) == tree_state(ours.root)
-        same_cwd = render(official, "pwd", {}) == render(ours, "pwd", {})
-        return [] if same_tree and same_cwd and official.long_context == ours.long_context else ["tree/cwd"]
+def _state_diff(official: object, ours: object) -> list[str]:
+    """The tree, the current directory and the long-context flag must be equal."""
+    same_tree = tree_state(official.root) == tree_state(ours.root)
+    same_cwd = render(official, "pwd", {}) == render(ours, "pwd", {})
+    return [] if same_tree and same_cwd and official.long_context == ours.long_context else ["tree/cwd"]
 
-    try:
-        bad = compare_sequences(
-            module.GorillaFileSystem,
-            GorillaFileSystem,
-            lambda seed: configs[seed % len(configs)] if seed % 10 else {},
-            call_maker,
-            state_diff,
-            sequences=sequences,
-            length=length,
-        )
-    finally:
-        reset_filler()
-    print(f"{sequences} sequences x {length} calls on {len(configs)} real configs: {bad} mismatches")
-    return bad
 
+CHECK = SequenceCheck(
+    GorillaFileSystem,
+    _call_maker,
+    real_configs=True,
+    default_every=10,
+    long_context=True,
+    state_diff=_state_diff,
+)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(*sys.argv[1:3]) else 0)
+    CHECK.cli()

@@ -10,11 +10,10 @@ there the numeric values are compared.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 
-from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from bfcl_multiturn_official import load_official, render, run_cli
+
 from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI
 
 VALUES = [0, 1, -3, 2.5, 1e308, "x", [1, 2, 3], [], [1, "a"], None]
@@ -42,23 +41,13 @@ def _calls() -> list[tuple[str, dict]]:
     return out
 
 
-def _render(api: object, name: str, kwargs: dict) -> str:
-    try:
-        return format_result(getattr(api, name)(**kwargs))
-    except Exception as e:
-        return f"Error during execution: {e}"
-
-
 def main(path: str) -> int:
     """Run the grid on both classes; print the mismatches and return their count."""
-    spec = importlib.util.spec_from_file_location("official_math_api", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    official, ours = module.MathAPI(), MathAPI()
+    official, ours = load_official(path).MathAPI(), MathAPI()
     calls = _calls()
     bad = 0
     for name, kwargs in calls:
-        a, b = _render(official, name, kwargs), _render(ours, name, kwargs)
+        a, b = render(official, name, kwargs), render(ours, name, kwargs)
         if name == "logarithm":
             same = (
                 abs(float(official.logarithm(**kwargs)["result"]) - float(ours.logarithm(**kwargs)["result"]))
@@ -74,4 +63,4 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(1 if main(sys.argv[1]) else 0)
+    run_cli(main, 1)

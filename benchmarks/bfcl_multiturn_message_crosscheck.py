@@ -3,17 +3,15 @@
 Usage: python benchmarks/bfcl_multiturn_message_crosscheck.py PATH/TO/func_source_code/message_api.py
 
 Both backends load the same config (official defaults, or a seeded custom one) and get the
-same seeded calls; every rendered result and the final state must be equal.
+same seeded calls; after every call the rendered results and the state must be equal.
 """
 
 from __future__ import annotations
 
-import copy
-import importlib.util
 import random
-import sys
 
-from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from bfcl_multiturn_official import SequenceCheck, rng_only
+
 from genenv_gym.envs.bfcl_multiturn.message_api import MessageAPI
 
 CONFIGS = [
@@ -42,38 +40,7 @@ def _random_call(rng: random.Random) -> tuple[str, dict]:
     )
 
 
-def _render(api: object, name: str, kwargs: dict) -> str:
-    try:
-        return format_result(getattr(api, name)(**kwargs))
-    except Exception as e:
-        return f"Error during execution: {e}"
-
-
-def main(path: str, sequences: int = 300, length: int = 25) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    spec = importlib.util.spec_from_file_location("official_message_api", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    bad = 0
-    for seed in range(sequences):
-        rng = random.Random(seed)
-        config = CONFIGS[seed % len(CONFIGS)]
-        official, ours = module.MessageAPI(), MessageAPI()
-        official._load_scenario(copy.deepcopy(config))
-        ours._load_scenario(config)
-        for _ in range(length):
-            name, kwargs = _random_call(rng)
-            a, b = _render(official, name, kwargs), _render(ours, name, kwargs)
-            if a != b:
-                bad += 1
-                print(f"seed {seed} MISMATCH {name}({kwargs}): {a!r} vs {b!r}")
-        for attr in MessageAPI.STATE_ATTRIBUTES:
-            if getattr(official, attr) != getattr(ours, attr):
-                bad += 1
-                print(f"seed {seed} STATE MISMATCH {attr}")
-    print(f"{sequences} sequences x {length} calls: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(MessageAPI, rng_only(_random_call), configs=CONFIGS, sequences=300, length=25)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(sys.argv[1]) else 0)
+    CHECK.cli()

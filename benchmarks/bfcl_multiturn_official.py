@@ -1,5 +1,7 @@
-"""Running an official bfcl-eval backend beside ours: import it, read the real configs, and compare the
-two on the same seeded call sequences (shared by the ``bfcl_multiturn_*_crosscheck.py`` scripts)."""
+"""Running official bfcl-eval code beside ours, shared by the ``bfcl_multiturn_*_crosscheck.py`` scripts:
+import an official backend from an unpacked wheel, read the real configs, put ours on the official
+long-context filler, compare the two backends on the same seeded call sequences (``SequenceCheck``), and
+the scripts' command line (``run_cli``)."""
 
 from __future__ import annotations
 
@@ -8,25 +10,45 @@ import importlib.util
 import json
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
 
 from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "bfcl"
+#: The data root next to the repository (holding ``bfcl/``).
+DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
+DEFAULT_DATA = DATA_ROOT / "bfcl"
+#: Where an unpacked wheel keeps the official backends and their ``long_context.py`` filler.
+FUNC_SOURCE = Path("bfcl_eval/eval_checker/multi_turn_eval/func_source_code")
 
 #: Builds, for one config, the function that draws the next call: ``(rng, ours) -> (name, kwargs)``.
 CallMaker = Callable[[dict], Callable[[random.Random, object], tuple[str, dict]]]
 
 
-def load_official(path: str, module_name: str) -> object:
-    """Import an official backend module (its wheel root goes on sys.path for its imports)."""
+def load_official(path: str) -> ModuleType:
+    """Import an official backend module as ``official_<file stem>`` (its wheel root goes on sys.path for
+    its imports)."""
     source = Path(path).resolve()
-    sys.path.insert(0, str(source.parents[4]))
-    spec = importlib.util.spec_from_file_location(module_name, source)
+    sys.path.insert(0, str(source.parents[len(FUNC_SOURCE.parts)]))
+    spec = importlib.util.spec_from_file_location(f"official_{source.stem}", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@contextmanager
+def official_filler(path: Path) -> Iterator[None]:
+    """Ours runs on the official long-context filler (a wheel's ``long_context.py``) inside the block."""
+    load_official_filler(path)
+    try:
+        yield
+    finally:
+        reset_filler()
 
 
 def real_configs(data_dir: Path, cls: str) -> list[dict]:
@@ -54,45 +76,100 @@ def attribute_diff(attributes: Sequence[str]) -> Callable[[object, object], list
     return lambda official, ours: [a for a in attributes if getattr(official, a) != getattr(ours, a)]
 
 
-def compare_sequences(
-    new_official: Callable[[], object],
-    new_ours: Callable[[], object],
-    config_for: Callable[[int], dict],
-    call_maker: CallMaker,
-    state_diff: Callable[[object, object], list[str]],
-    *,
-    sequences: int,
-    length: int,
-    public_attributes: Sequence[str] | None = None,
-    normalise: Callable[[str], str] = str,
-    before_sequence: Callable[[], None] | None = None,
-) -> int:
-    """Play ``sequences`` seeded sequences of ``length`` calls on both backends (sequence ``s`` loads
-    ``config_for(s)``, odd ones in long-context mode); print every difference of rendered result
-    (the official one through ``normalise``) or state, and return their count. With
-    ``public_attributes``, the official instance's public attributes must be exactly those."""
-    bad = 0
-    for seed in range(sequences):
-        if before_sequence is not None:
+def rng_only(random_call: Callable[[random.Random], tuple[str, dict]]) -> CallMaker:
+    """The CallMaker of calls drawn from the rng alone (not from the config or the backend's state)."""
+    return lambda config: lambda rng, ours: random_call(rng)
+
+
+def run_cli(main: Callable[..., int], max_args: int) -> NoReturn:
+    """Call ``main`` with the command line's arguments (the first required, at most ``max_args``) and exit 1
+    when it counts a mismatch; ``-h`` / ``--help`` print the script's docstring."""
+    args = sys.argv[1 : 1 + max_args]
+    if not args or args[0] in ("-h", "--help"):
+        print(sys.modules["__main__"].__doc__, file=sys.stdout if args else sys.stderr)
+        sys.exit(0 if args else 2)
+    sys.exit(1 if main(*args) else 0)
+
+
+@dataclass(frozen=True)
+class SequenceCheck:
+    """One backend's cross-check: ``sequences`` seeded sequences of ``length`` calls on the official class
+    and ``ours`` (same name), each backend loading the same config and getting its own copy of each call's
+    arguments; after every call the rendered results (the official one through ``normalise``) and the
+    state (``state_diff``, default: ``ours.STATE_ATTRIBUTES``) must be equal.
+
+    Configs, cycled by sequence: with ``real_configs`` the data dir's ``initial_config``s of the class,
+    then ``configs``; with ``default_every`` every n-th sequence loads the default state instead. With
+    ``long_context`` odd sequences run in long-context mode, ours on the official filler. With
+    ``public_attributes`` the official instance's public attributes must be exactly
+    ``ours.STATE_ATTRIBUTES``. ``pristine_globals`` are official module globals restored before every
+    sequence (the official class mutates them)."""
+
+    ours: type
+    call_maker: CallMaker
+    configs: Sequence[dict] = ()
+    real_configs: bool = False
+    default_every: int = 0
+    long_context: bool = False
+    state_diff: Callable[[object, object], list[str]] | None = None
+    public_attributes: bool = False
+    normalise: Callable[[str], str] = str
+    pristine_globals: Sequence[str] = ()
+    sequences: int = 400
+    length: int = 30
+
+    def cli(self) -> NoReturn:
+        """The script's command line: ``OFFICIAL_FILE`` (and ``[BFCL_DATA_DIR]`` with real configs)."""
+        run_cli(self.run, 2 if self.real_configs else 1)
+
+    def run(self, path: str, data_dir: str | None = None) -> int:
+        """Compare the official class of the file at ``path`` with ours; print the mismatches and a summary
+        line, and return their count."""
+        module = load_official(path)
+        pristine = {name: copy.deepcopy(getattr(module, name)) for name in self.pristine_globals}
+        configs = [*self.configs]
+        if self.real_configs:
+            configs[:0] = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, self.ours.__name__)
+
+        def restore_globals() -> None:
+            for name, value in pristine.items():
+                setattr(module, name, copy.deepcopy(value))
+
+        filler = Path(path).with_name("long_context.py")
+        with official_filler(filler) if self.long_context else nullcontext():
+            bad = self._compare(getattr(module, self.ours.__name__), configs, restore_globals)
+        where = ""
+        if self.real_configs:
+            where = f" on {len(configs)} {'' if self.configs else 'real '}configs"
+        print(f"{self.sequences} sequences x {self.length} calls{where}: {bad} mismatches")
+        return bad
+
+    def _compare(self, official_class: type, configs: list[dict], before_sequence: Callable[[], None]) -> int:
+        """Play the sequences on both backends; print every difference and return their count."""
+        state_diff = self.state_diff or attribute_diff(self.ours.STATE_ATTRIBUTES)
+        bad = 0
+        for seed in range(self.sequences):
             before_sequence()
-        rng = random.Random(seed)
-        config = config_for(seed)
-        long_context = seed % 2 == 1
-        official, ours = new_official(), new_ours()
-        official._load_scenario(copy.deepcopy(config), long_context=long_context)
-        ours._load_scenario(config, long_context=long_context)
-        next_call = call_maker(config)
-        for step in range(length):
-            name, kwargs = next_call(rng, ours)
-            a, b = normalise(render(official, name, kwargs)), render(ours, name, kwargs)
-            if a != b:
+            rng = random.Random(seed)
+            default = self.default_every and seed % self.default_every == 0
+            config = {} if default else configs[seed % len(configs)]
+            long_context = self.long_context and seed % 2 == 1
+            official, ours = official_class(), self.ours()
+            official._load_scenario(copy.deepcopy(config), long_context=long_context)
+            ours._load_scenario(config, long_context=long_context)
+            next_call = self.call_maker(config)
+            for step in range(self.length):
+                name, kwargs = next_call(rng, ours)
+                a = self.normalise(render(official, name, copy.deepcopy(kwargs)))
+                b = render(ours, name, copy.deepcopy(kwargs))
+                if a != b:
+                    bad += 1
+                    print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
+                for what in state_diff(official, ours):
+                    bad += 1
+                    print(f"seed {seed} step {step} STATE MISMATCH {what} after {name}({kwargs})")
+            public = {k for k in vars(official) if not k.startswith("_")}
+            if self.public_attributes and public != set(self.ours.STATE_ATTRIBUTES):
                 bad += 1
-                print(f"seed {seed} step {step} MISMATCH {name}({kwargs}): {a[:200]!r} vs {b[:200]!r}")
-            for what in state_diff(official, ours):
-                bad += 1
-                print(f"seed {seed} step {step} STATE MISMATCH {what} after {name}({kwargs})")
-        public = {k for k in vars(official) if not k.startswith("_")}
-        if public_attributes is not None and public != set(public_attributes):
-            bad += 1
-            print("public attributes differ from STATE_ATTRIBUTES")
-    return bad
+                print("public attributes differ from STATE_ATTRIBUTES")
+        return bad

@@ -1,21 +1,19 @@
 """Compare our TwitterAPI with the official bfcl-eval ``TwitterAPI`` on random call sequences.
 
-Usage: python benchmarks/bfcl_multiturn_message_crosscheck.py PATH/TO/func_source_code/posting_api.py
+Usage: python benchmarks/bfcl_multiturn_posting_crosscheck.py PATH/TO/func_source_code/posting_api.py
 
 Both backends load the same config (official defaults, or a seeded custom one) and get the
 same seeded calls (each backend its own copy of the arguments; tags and mentions
-always given, see posting_api.py on the official mutable defaults); every rendered
-result and the final state must be equal.
+always given, see posting_api.py on the official mutable defaults); after every call the
+rendered results and the state must be equal.
 """
 
 from __future__ import annotations
 
-import copy
-import importlib.util
 import random
-import sys
 
-from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from bfcl_multiturn_official import SequenceCheck, rng_only
+
 from genenv_gym.envs.bfcl_multiturn.posting_api import TwitterAPI
 
 CONFIGS = [
@@ -54,39 +52,7 @@ def _random_call(rng: random.Random) -> tuple[str, dict]:
     )  # fmt: skip
 
 
-def _render(api: object, name: str, kwargs: dict) -> str:
-    try:
-        return format_result(getattr(api, name)(**kwargs))
-    except Exception as e:
-        return f"Error during execution: {e}"
-
-
-def main(path: str, sequences: int = 300, length: int = 25) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    spec = importlib.util.spec_from_file_location("official_posting_api", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    bad = 0
-    for seed in range(sequences):
-        rng = random.Random(seed)
-        config = CONFIGS[seed % len(CONFIGS)]
-        official, ours = module.TwitterAPI(), TwitterAPI()
-        official._load_scenario(copy.deepcopy(config))
-        ours._load_scenario(config)
-        for _ in range(length):
-            name, kwargs = _random_call(rng)
-            a = _render(official, name, copy.deepcopy(kwargs))
-            b = _render(ours, name, copy.deepcopy(kwargs))
-            if a != b:
-                bad += 1
-                print(f"seed {seed} MISMATCH {name}({kwargs}): {a!r} vs {b!r}")
-        for attr in TwitterAPI.STATE_ATTRIBUTES:
-            if getattr(official, attr) != getattr(ours, attr):
-                bad += 1
-                print(f"seed {seed} STATE MISMATCH {attr}")
-    print(f"{sequences} sequences x {length} calls: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(TwitterAPI, rng_only(_random_call), configs=CONFIGS, sequences=300, length=25)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(sys.argv[1]) else 0)
+    CHECK.cli()

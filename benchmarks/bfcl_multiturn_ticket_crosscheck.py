@@ -2,19 +2,17 @@
 
 Usage: python benchmarks/bfcl_multiturn_ticket_crosscheck.py PATH/TO/func_source_code/ticket_api.py
 
-Both backends start from the same config and get the same seeded calls; every rendered
-result and the final state must be equal (edits with several invalid fields are left out:
+Both backends start from the same config and get the same seeded calls; after every call
+the rendered results and the state must be equal (edits with several invalid fields are left out:
 the official message joins a set, so its order is not deterministic).
 """
 
 from __future__ import annotations
 
-import copy
-import importlib.util
 import random
-import sys
 
-from genenv_gym.envs.bfcl_multiturn.executor import format_result
+from bfcl_multiturn_official import SequenceCheck, rng_only
+
 from genenv_gym.envs.bfcl_multiturn.ticket_api import TicketAPI
 
 CONFIG = {
@@ -48,37 +46,7 @@ def _random_call(rng: random.Random) -> tuple[str, dict]:
     )  # fmt: skip
 
 
-def _render(api: object, name: str, kwargs: dict) -> str:
-    try:
-        return format_result(getattr(api, name)(**kwargs))
-    except Exception as e:
-        return f"Error during execution: {e}"
-
-
-def main(path: str, sequences: int = 300, length: int = 25) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    spec = importlib.util.spec_from_file_location("official_ticket_api", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    bad = 0
-    for seed in range(sequences):
-        rng = random.Random(seed)
-        official, ours = module.TicketAPI(), TicketAPI()
-        official._load_scenario(copy.deepcopy(CONFIG))
-        ours._load_scenario(CONFIG)
-        for _ in range(length):
-            name, kwargs = _random_call(rng)
-            a, b = _render(official, name, kwargs), _render(ours, name, kwargs)
-            if a != b:
-                bad += 1
-                print(f"seed {seed} MISMATCH {name}({kwargs}): {a!r} vs {b!r}")
-        for attr in TicketAPI.STATE_ATTRIBUTES:
-            if getattr(official, attr) != getattr(ours, attr):
-                bad += 1
-                print(f"seed {seed} STATE MISMATCH {attr}")
-    print(f"{sequences} sequences x {length} calls: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(TicketAPI, rng_only(_random_call), configs=[CONFIG], sequences=300, length=25)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(sys.argv[1]) else 0)
+    CHECK.cli()

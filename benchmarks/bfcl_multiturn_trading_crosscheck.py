@@ -12,21 +12,11 @@ be equal.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-from bfcl_multiturn_official import (
-    DEFAULT_DATA,
-    attribute_diff,
-    compare_sequences,
-    load_official,
-    real_configs,
-)
+from bfcl_multiturn_official import SequenceCheck
 
-from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.trading_bot import TradingBot
 
-CLASS = "TradingBot"
 SYMBOLS = ["AAPL", "GOOG", "TSLA", "NVDA", "ZETA", "OMEG", "XTSX", "F", "MSFT"]
 NAMES = ["Apple", "Zeta Corp", "Gorilla", "Quasar Ltd.", "Nobody Inc"]
 DATES = [None, "2024-09-01", "2024-09-02", "2024-09-03", "2024-01-01"]
@@ -65,28 +55,14 @@ def _random_call(rng: random.Random, order_ids: list) -> tuple[str, dict]:
     return rng.choice(calls)
 
 
-def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    module = load_official(path, "official_trading_bot")
-    load_official_filler(Path(path).with_name("long_context.py"))
-    configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
-    configs += [{}, {"random_seed": 3, "authenticated": True, "market_status": "Open"}]
-    try:
-        bad = compare_sequences(
-            module.TradingBot,
-            TradingBot,
-            lambda seed: configs[seed % len(configs)],
-            lambda config: lambda rng, ours: _random_call(rng, list(ours.orders)),
-            attribute_diff(TradingBot.STATE_ATTRIBUTES),
-            sequences=sequences,
-            length=length,
-            public_attributes=TradingBot.STATE_ATTRIBUTES,
-        )
-    finally:
-        reset_filler()
-    print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(
+    TradingBot,
+    lambda config: lambda rng, ours: _random_call(rng, list(ours.orders)),
+    configs=[{}, {"random_seed": 3, "authenticated": True, "market_status": "Open"}],
+    real_configs=True,
+    long_context=True,
+    public_attributes=True,
+)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(*sys.argv[1:3]) else 0)
+    CHECK.cli()

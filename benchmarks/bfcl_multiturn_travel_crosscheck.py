@@ -15,24 +15,13 @@ the 18-year boundary).
 
 from __future__ import annotations
 
-import copy
 import random
 import re
-import sys
-from pathlib import Path
 
-from bfcl_multiturn_official import (
-    DEFAULT_DATA,
-    attribute_diff,
-    compare_sequences,
-    load_official,
-    real_configs,
-)
+from bfcl_multiturn_official import SequenceCheck
 
-from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.travel_api import TravelAPI
 
-CLASS = "TravelAPI"
 AIRPORTS = ["SFO", "LAX", "JFK", "RMS", "CRH", "LHR", "CDG", "PVG", "XXX", "HKG"]
 DATES = ["2024-12-25", "2024-11-10", "2025-01-01", "12/25/2024", "2024-02-30"]
 CURRENCIES = ["USD", "EUR", "RMB", "JPY", "GBP", "XYZ"]
@@ -145,45 +134,24 @@ def _normalise(text: str) -> str:
     return _SET.sub(lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", text)
 
 
-def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    module = load_official(path, "official_travel_booking")
-    pristine = {
-        n: copy.deepcopy(getattr(module, n)) for n in ("CREDIT_CARD_EXTENSION", "BOOKING_RECORD_EXTENSION")
-    }
-    load_official_filler(Path(path).with_name("long_context.py"))
-    configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
-    configs += [{}, {"random_seed": 9, "budget_limit": 300.0}]
+def _call_maker(config: dict):
+    names = [
+        (config.get("user_first_name") or "Ann", config.get("user_last_name") or "Lee"),
+        ("Bo", "Kim"),
+    ]
+    return lambda rng, ours: _random_call(rng, ours, names)
 
-    def restore_official_globals() -> None:
-        for name, value in pristine.items():
-            setattr(module, name, copy.deepcopy(value))
 
-    def call_maker(config: dict):
-        names = [
-            (config.get("user_first_name") or "Ann", config.get("user_last_name") or "Lee"),
-            ("Bo", "Kim"),
-        ]
-        return lambda rng, ours: _random_call(rng, ours, names)
-
-    try:
-        bad = compare_sequences(
-            module.TravelAPI,
-            TravelAPI,
-            lambda seed: configs[seed % len(configs)],
-            call_maker,
-            attribute_diff(TravelAPI.STATE_ATTRIBUTES),
-            sequences=sequences,
-            length=length,
-            public_attributes=TravelAPI.STATE_ATTRIBUTES,
-            normalise=_normalise,
-            before_sequence=restore_official_globals,
-        )
-    finally:
-        reset_filler()
-    print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(
+    TravelAPI,
+    _call_maker,
+    configs=[{}, {"random_seed": 9, "budget_limit": 300.0}],
+    real_configs=True,
+    long_context=True,
+    public_attributes=True,
+    normalise=_normalise,
+    pristine_globals=("CREDIT_CARD_EXTENSION", "BOOKING_RECORD_EXTENSION"),
+)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(*sys.argv[1:3]) else 0)
+    CHECK.cli()

@@ -12,21 +12,11 @@ the same seeded calls; after every call the rendered results and all state attri
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-from bfcl_multiturn_official import (
-    DEFAULT_DATA,
-    attribute_diff,
-    compare_sequences,
-    load_official,
-    real_configs,
-)
+from bfcl_multiturn_official import SequenceCheck, attribute_diff, rng_only
 
-from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 from genenv_gym.envs.bfcl_multiturn.vehicle_control import VehicleControlAPI
 
-CLASS = "VehicleControlAPI"
 PRIVATE = ("_parkingBrakeForce", "_slopeAngle", "_brakePedalForce")
 DOORS = ["driver", "passenger", "rear_left", "rear_right"]
 CITIES = ["Rivermist", "Stonebrook", "Silverpine", "San Francisco", "Nowhere"]
@@ -70,28 +60,15 @@ def _random_call(rng: random.Random) -> tuple[str, dict]:
     return rng.choice(calls)
 
 
-def main(path: str, data_dir: str | None = None, sequences: int = 400, length: int = 30) -> int:
-    """Run seeded sequences on both; print mismatches and return their count."""
-    module = load_official(path, "official_vehicle_control")
-    load_official_filler(Path(path).with_name("long_context.py"))
-    configs = real_configs(Path(data_dir) if data_dir else DEFAULT_DATA, CLASS)
-    configs += [{}, {"random_seed": 7, "fuelLevel": 49.0, "engineState": "running"}]
-    try:
-        bad = compare_sequences(
-            module.VehicleControlAPI,
-            VehicleControlAPI,
-            lambda seed: configs[seed % len(configs)],
-            lambda config: lambda rng, ours: _random_call(rng),
-            attribute_diff(VehicleControlAPI.STATE_ATTRIBUTES + PRIVATE),
-            sequences=sequences,
-            length=length,
-            public_attributes=VehicleControlAPI.STATE_ATTRIBUTES,
-        )
-    finally:
-        reset_filler()
-    print(f"{sequences} sequences x {length} calls on {len(configs)} configs: {bad} mismatches")
-    return bad
-
+CHECK = SequenceCheck(
+    VehicleControlAPI,
+    rng_only(_random_call),
+    configs=[{}, {"random_seed": 7, "fuelLevel": 49.0, "engineState": "running"}],
+    real_configs=True,
+    long_context=True,
+    state_diff=attribute_diff(VehicleControlAPI.STATE_ATTRIBUTES + PRIVATE),
+    public_attributes=True,
+)
 
 if __name__ == "__main__":
-    sys.exit(1 if main(*sys.argv[1:3]) else 0)
+    CHECK.cli()

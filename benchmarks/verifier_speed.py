@@ -295,8 +295,10 @@ def _import_benchmark(name: str) -> Any:
 def bfcl_path(case: dict[str, Any]) -> str:
     """Which path our decoder takes for a case (untimed; see ``--bfcl-by-kind``)."""
     from genenv_gym.envs.bfcl.categories import NO_GROUND_TRUTH, language_of
-    from genenv_gym.envs.bfcl.decode import DecodeError, _decode_with_ast, bracket_wrap
+    from genenv_gym.envs.bfcl.decode import _decode_with_ast
+    from genenv_gym.envs.bfcl.decode_errors import DecodeError
     from genenv_gym.envs.bfcl.literal_calls import read_literal_calls
+    from genenv_gym.envs.bfcl.output_text import bracket_wrap
 
     category = case["category"]
     relevance = category in NO_GROUND_TRUTH or "relevance" in category

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from genenv_gym.manifest import benchmark_names
 from genenv_gym.suggest import did_you_mean
 
 DIR_HELP = "data root (default: $GENENV_DATA_DIR, else ~/.cache/genenv_gym/data)"
@@ -17,18 +18,36 @@ def add_data_command(commands: Any) -> argparse.ArgumentParser:
         "data",
         help="fetch benchmark data from the official sources; show what is present",
         description="Benchmark data lives in DIR/<benchmark>/ (DIR: --dir, else $GENENV_DATA_DIR, else "
-        "~/.cache/genenv_gym/data). BFCL comes from the official bfcl-eval wheel on PyPI (pip); ALFWorld, "
-        "API-Bank, Bamboogle and TravelPlanner need the open internet.",
+        f"~/.cache/genenv_gym/data). {_origins_sentence()}",
     )
     actions = parser.add_subparsers(dest="data_command", required=True)
     fetch_parser = actions.add_parser("fetch", help="download a benchmark (or all) and check it")
-    fetch_parser.add_argument("name", help="bfcl, alfworld, apibank, bamboogle, travelplanner, or all")
+    fetch_parser.add_argument("name", help=", ".join(benchmark_names()) + ", or all")
     fetch_parser.add_argument("--dir", default=None, help=DIR_HELP)
     fetch_parser.set_defaults(func=cmd_data_fetch)
     status_parser = actions.add_parser("status", help="which benchmarks are present and complete")
     status_parser.add_argument("--dir", default=None, help=DIR_HELP)
     status_parser.set_defaults(func=cmd_data_status)
     return parser
+
+
+def _origins_sentence() -> str:
+    """Which benchmarks pip alone fetches and which need the open internet, from their manifests."""
+    from genenv_gym.datasets import SOURCES
+
+    parts = []
+    for source in SOURCES.values():
+        if not source.needs_open_internet:
+            package = source.origins[0].requirement.split("==")[0]
+            parts.append(f"{source.display_name} comes from the official {package} wheel on PyPI (pip)")
+    online = [s.display_name for s in SOURCES.values() if s.needs_open_internet]
+    if online:
+        parts.append(f"{_and(online)} need the open internet")
+    return "; ".join(parts) + "."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def cmd_data_fetch(args: argparse.Namespace) -> int:

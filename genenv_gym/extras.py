@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import importlib.util
 
-#: extra -> the top-level modules it provides.
-EXTRA_MODULES: dict[str, tuple[str, ...]] = {
-    "bfcl": ("tree_sitter", "tree_sitter_java", "tree_sitter_javascript"),
+from genenv_gym.manifest import all_manifests
+
+#: The extras that no benchmark owns -> the top-level modules each provides.
+CORE_EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "transformers", "yaml"),
     "sb3": ("stable_baselines3", "tokenizers"),
     "export": ("pyarrow",),
-    "alfworld": ("textworld", "alfworld"),
     "sglang": ("sglang",),
     "gguf": ("gguf", "accelerate"),
-    "apibank": ("rouge", "bm25s"),
-    "bamboogle": ("bm25s",),
-    "bfcl-multiturn": ("mpmath",),
+}
+
+#: extra -> the top-level modules it provides: the core extras and each benchmark manifest's own.
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    **{m.extra.name: m.extra.modules for m in all_manifests() if m.extra is not None},
+    **CORE_EXTRA_MODULES,
 }
 
 #: Extras that pull in torch: on a CPU-only machine torch's CPU build should be installed first.

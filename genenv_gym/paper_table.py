@@ -1,46 +1,18 @@
 """The GenEnv paper's Table 1: its five columns as our env ids and metrics, and its published rows.
 
-Each column names the env id that runs the paper's protocol for that benchmark and the figure of its
-``EvalReport`` that the paper reports: ``overall`` (the share of tasks passed) or a key of the report's
-summary. A column whose env id is not registered yet is reported as not built, never skipped silently.
+Each column (declared by a benchmark manifest: ``genenv_gym.manifest.PaperColumn``) names the env id that
+runs the paper's protocol for that benchmark and the figure of its ``EvalReport`` that the paper reports:
+``overall`` (the share of tasks passed) or a key of the report's summary. A column whose env id is not
+registered yet is reported as not built, never skipped silently.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from genenv_gym.manifest import PaperColumn, all_manifests
 
-
-@dataclass(frozen=True)
-class PaperColumn:
-    """One benchmark column of Table 1."""
-
-    name: str
-    env_id: str
-    metric: str
-    protocol: str
-
-
-PAPER_COLUMNS: tuple[PaperColumn, ...] = (
-    PaperColumn(
-        "ALFWorld",
-        "GenEnv-ALFWorld-Step-v0",
-        "overall",
-        "next expert action at every state of the 134 valid_unseen walkthroughs, exact match",
-    ),
-    PaperColumn(
-        "BFCL",
-        "GenEnv-BFCL-LongContext-Step-v0",
-        "overall",
-        "each turn of the multi-turn long-context entries as its own task, official multi-turn checker",
-    ),
-    PaperColumn("API-Bank", "GenEnv-APIBank-v0", "overall", "level-1 API-call samples, official evaluator"),
-    PaperColumn("Bamboogle", "GenEnv-Bamboogle-v0", "overall", "Search-R1 protocol, exact match"),
-    PaperColumn(
-        "TravelPlanner",
-        "GenEnv-TravelPlanner-v0",
-        "paper_mean",
-        "sole planning, mean of CS micro/macro and HD micro/macro pass rates",
-    ),
+#: The paper's benchmark columns, each declared by the manifest of the package whose env measures it.
+PAPER_COLUMNS: tuple[PaperColumn, ...] = tuple(
+    sorted((c for m in all_manifests() for c in m.paper_columns), key=lambda c: c.position)
 )
 
 #: Table 1 of the paper (all %): model -> (ALFWorld, BFCL, API-Bank, Bamboogle, TravelPlanner, Avg).

@@ -13,16 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from genenv_gym.envs.bfcl import java_js
-from genenv_gym.envs.bfcl.decode import (
-    MAX_OUTPUT_CHARS,
-    STR_METHODS,
-    DecodeError,
-    decode_json_calls,
-    decode_output,
-    decode_python,
-    is_empty_output,
-)
-from genenv_gym.envs.bfcl.java_js import _SafeRegex, decode_java_js, java_type_convert, js_type_convert
+from genenv_gym.envs.bfcl.decode import decode_json_calls, decode_output, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
+from genenv_gym.envs.bfcl.java_js import decode_java_js, java_type_convert, js_type_convert
+from genenv_gym.envs.bfcl.output_text import MAX_OUTPUT_CHARS
+from genenv_gym.envs.bfcl.safe_arithmetic import STR_METHODS
+from genenv_gym.envs.bfcl.safe_regex import SafeRegex
 
 FAILED = "ast_decoder:decoder_failed"
 WRONG_FORMAT = "ast_decoder:decoder_wrong_output_format"
@@ -552,7 +548,7 @@ REGEXES = [
 @pytest.mark.parametrize("regex,alphabet1,alphabet2", REGEXES, ids=[r[0].pattern[:30] for r in REGEXES])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_safe_regex_equals_re(regex: _SafeRegex, alphabet1: str, alphabet2: str, data: st.DataObject) -> None:
+def test_safe_regex_equals_re(regex: SafeRegex, alphabet1: str, alphabet2: str, data: st.DataObject) -> None:
     pieces = st.sampled_from([alphabet1, *alphabet1, *alphabet2, alphabet1[: len(alphabet1) // 2]])
     text = "".join(data.draw(st.lists(pieces, max_size=12)))
     flags = re.DOTALL if regex.pattern in (java_js._J_ADDS.pattern, java_js._J_HASHMAP.pattern) else 0

@@ -4,7 +4,7 @@
   on generated literal calls in varied layouts, on hostile text, and on every real gold answer;
 * the checker's per-record index (possible answers standardized once) against the same checks reading the
   possible answers as the official code does, on real records and their mutations;
-* ``decode._short`` against ``reprlib``, the record-index cache, and the domain's per-task records.
+* ``decode_errors.short_repr`` against ``reprlib``, the record-index cache, and the domain's per-task records.
 """
 
 from __future__ import annotations
@@ -22,15 +22,11 @@ from test_bfcl_real_records import MUTATIONS, load_bfcl, mutated_output
 
 from genenv_gym.envs.bfcl import answer_index, checker
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, language_of
-from genenv_gym.envs.bfcl.decode import (
-    DecodeError,
-    _decode_with_ast,
-    _short,
-    bracket_wrap,
-    decode_python,
-)
+from genenv_gym.envs.bfcl.decode import _decode_with_ast, decode_python
+from genenv_gym.envs.bfcl.decode_errors import DecodeError, short_repr
 from genenv_gym.envs.bfcl.domain import BFCLDomain
 from genenv_gym.envs.bfcl.literal_calls import MAX_DEPTH, read_literal_calls
+from genenv_gym.envs.bfcl.output_text import bracket_wrap
 from genenv_gym.envs.bfcl.render import render_answer
 
 GT_CATEGORIES = tuple(c for c in AST_CATEGORIES if c not in NO_GROUND_TRUTH)
@@ -284,15 +280,15 @@ def test_short_matches_reprlib(value: Any, limit: int) -> None:
     rep.maxstring = rep.maxother = 200
     rep.maxlong = 60
     text = rep.repr(value)
-    assert _short(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
+    assert short_repr(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def test_short_of_huge_numbers() -> None:
     rep = reprlib.Repr()
     rep.maxlong = 60
-    assert _short(10**100) == rep.repr(10**100)
-    assert _short(2**150) == repr(2**150)
-    assert _short(10**5000) == "<int>"  # too long to print: the type instead
+    assert short_repr(10**100) == rep.repr(10**100)
+    assert short_repr(2**150) == repr(2**150)
+    assert short_repr(10**5000) == "<int>"  # too long to print: the type instead
 
 
 def test_record_index_is_kept_per_record_object_and_bounded() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from genenv_gym.data_dir import MissingDataError
-from genenv_gym.envs.bfcl.decode import DecodeError
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl_multiturn import data
 from genenv_gym.envs.bfcl_multiturn.calls import (
     Call,

@@ -9,7 +9,7 @@ import pytest
 
 import genenv_gym  # noqa: F401  (registers the ids)
 from genenv_gym.agents.scripted import OracleAgent
-from genenv_gym.envs.bfcl.decode import DecodeError
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl_multiturn.calls import Call, decode_calls, render_calls
 from genenv_gym.envs.bfcl_multiturn.domain import BFCLMultiTurnDomain
 from genenv_gym.fixtures import FIXTURES_DIR

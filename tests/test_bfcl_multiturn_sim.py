@@ -10,12 +10,13 @@ import pytest
 
 import genenv_gym  # noqa: F401  (registers the ids)
 from genenv_gym.agents.scripted import OracleAgent
-from genenv_gym.envs.bfcl_multiturn import generator
 from genenv_gym.envs.bfcl_multiturn.domain import BFCLMultiTurnDomain
+from genenv_gym.envs.bfcl_multiturn.generation.classes import class_docs
+from genenv_gym.envs.bfcl_multiturn.generation.levels import LEVELS, NUM_LEVELS
 from genenv_gym.task import Task, thaw
 
 DOMAIN = BFCLMultiTurnDomain()
-LEVELS = range(generator.NUM_LEVELS)
+ALL_LEVELS = range(NUM_LEVELS)
 
 
 def tasks_at(level: int, n: int = 3, seed: int = 0) -> list[Task]:
@@ -23,9 +24,9 @@ def tasks_at(level: int, n: int = 3, seed: int = 0) -> list[Task]:
     return [DOMAIN.generate(level, rng) for _ in range(n)]
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", ALL_LEVELS)
 def test_every_level_generates_valid_tasks_with_its_knobs(level):
-    knobs = generator.LEVELS[level]
+    knobs = LEVELS[level]
     for task in tasks_at(level):
         assert DOMAIN.validate(task) == [], task.id
         assert task.level == level and task.provenance == "procedural" and task.domain == "bfcl_multiturn"
@@ -66,7 +67,7 @@ def call_values(call_text: str) -> list:
     return values
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", ALL_LEVELS)
 def test_the_oracle_passes_generated_tasks_through_the_sim_env(level):
     env = gym.make("GenEnv-Sim-BFCL-MultiTurn-v0")
     agent = OracleAgent(env)
@@ -111,11 +112,11 @@ def test_validate_rejects_a_failing_or_undocumented_ground_truth():
         data["evaluation"]["ground_truth"][-1] = ["cd(folder='no_such_folder')"]
     else:
         data["evaluation"]["involved_classes"].append("MathAPI")
-        data["tools"].extend(generator.class_docs("MathAPI"))
+        data["tools"].extend(class_docs("MathAPI"))
         data["evaluation"]["ground_truth"][-1] = ["divide(a=1.0, b=0.0)"]
     assert any("fails" in p for p in DOMAIN.validate(Task.from_dict(data)))
     with pytest.raises(ValueError, match="level"):
-        DOMAIN.generate(generator.NUM_LEVELS, np.random.default_rng(0))
+        DOMAIN.generate(NUM_LEVELS, np.random.default_rng(0))
 
 
 def test_json_action_format_for_generated_tasks():

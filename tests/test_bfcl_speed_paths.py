@@ -23,9 +23,11 @@ from hypothesis import strategies as st
 
 from genenv_gym.envs.bfcl import checker
 from genenv_gym.envs.bfcl.checker import CheckResult, check_calls, grade_output
-from genenv_gym.envs.bfcl.decode import DecodeError, _decode_with_ast, bracket_wrap, decode_python
+from genenv_gym.envs.bfcl.decode import _decode_with_ast, decode_python
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl.java_js import _has_error_node, _parser
 from genenv_gym.envs.bfcl.literal_calls import read_literal_calls
+from genenv_gym.envs.bfcl.output_text import bracket_wrap
 
 PLAN = {
     "name": "trip.plan",
@@ -139,8 +141,10 @@ def test_check_calls_formats_messages_before_the_caller_changes_its_calls() -> N
 
 def test_a_message_is_formatted_only_when_read(monkeypatch: pytest.MonkeyPatch) -> None:
     formatted: list[object] = []
-    real_short = checker._short
-    monkeypatch.setattr(checker, "_short", lambda value, *a: formatted.append(value) or real_short(value, *a))
+    real_short = checker.short_repr
+    monkeypatch.setattr(
+        checker, "short_repr", lambda value, *a: formatted.append(value) or real_short(value, *a)
+    )
     result = _grade("[trip.plan(city='Rome', budget=100.0)]")
     assert result.error_type == "value_error:string" and formatted == []
     assert "'Rome'" in result.errors[0] and formatted

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from genenv_gym.cli import main
+from genenv_gym.data_source import GitHubFiles, Source, Urls
 from genenv_gym.datasets import download as fetch_module
-from genenv_gym.datasets.sources import SOURCES, GitHubFiles, Source, Urls
+from genenv_gym.datasets.sources import SOURCES
 
 FILES = {
     "/repos/org/bench/git/trees/abc123?recursive=1": json.dumps(

@@ -46,6 +46,20 @@ def test_architecture_covers_every_module_and_points_only_inside_the_repo():
     assert "../shared" not in architecture and "planning repo" not in architecture
 
 
+def test_every_env_class_docstring_has_a_version_history_naming_its_ids_version():
+    import importlib
+
+    missing = []
+    for entry in genenv_gym.ENV_ENTRIES:
+        module, name = entry.entry_point.split(":")
+        doc = getattr(importlib.import_module(module), name).__doc__ or ""
+        version = entry.id.rsplit("-", 1)[1]
+        history = doc.partition("## Version history\n")[2]
+        if not history.lstrip().startswith(f"- {version}: initial version ("):
+            missing.append(entry.id)
+    assert not missing, f"these ids' env classes have no version history naming their version: {missing}"
+
+
 def test_docs_carry_no_drafting_leftovers():
     for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
         text = doc.read_text()

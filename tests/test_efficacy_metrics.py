@@ -11,9 +11,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from genenv_gym.envs.digits import DigitsDomain, make_digits_domain  # noqa: E402
+from genenv_gym.registration import make_domain  # noqa: E402
 from genenv_gym.train.config import TrainConfig, apply_overrides  # noqa: E402
 from genenv_gym.train.grpo import group_advantages, group_signal  # noqa: E402
-from genenv_gym.train.loop import Trainer, make_domain  # noqa: E402
+from genenv_gym.train.loop import Trainer  # noqa: E402
 from genenv_gym.train.rollout import Trajectory  # noqa: E402
 
 TINY = [

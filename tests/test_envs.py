@@ -180,3 +180,39 @@ def test_the_error_of_a_wrong_answer_does_not_give_the_answer_away(env_id, offli
         _, _, _, _, step_info = env.step("zz wrong answer")
         assert len(answer) < 3 or answer not in str(step_info.get("error", "")), (answer, step_info)
     env.close()
+
+
+def test_an_env_over_given_tasks_serves_them_and_reads_no_files(monkeypatch):
+    import dataclasses
+
+    import numpy as np
+
+    from genenv_gym.envs.benchmark_env import BenchmarkEnv
+    from genenv_gym.envs.digits import DigitsDomain
+
+    domain = DigitsDomain()
+    rng = np.random.default_rng(0)
+    tasks = [domain.generate(level, rng) for level in (0, 3, 7)]
+
+    def no_files(*args, **kwargs):
+        raise AssertionError("the env read the domain's files")
+
+    monkeypatch.setattr(domain, "load_tasks", no_files)
+    env = BenchmarkEnv(domain, tasks=tasks)
+    check_env(env, skip_render_check=True)
+    _, info = env.reset(seed=3)
+    assert info["task_id"] in {t.id for t in tasks}
+    observation, _ = env.reset(options={"task_id": tasks[1].id})
+    assert observation == domain.render(tasks[1])
+
+    empty = BenchmarkEnv(domain, tasks=[])
+    with pytest.raises(RuntimeError, match=r"tasks=\[\].*options=\{'task'"):
+        empty.reset()
+    empty.reset(options={"task": tasks[2]})
+    _, reward, terminated, _, info = empty.step(domain.oracle_action(tasks[2]))
+    assert reward == 1.0 and terminated and info["task_id"] == tasks[2].id
+
+    with pytest.raises(ValueError, match="tasks must be digits Tasks"):
+        BenchmarkEnv(domain, tasks=[dataclasses.replace(tasks[0], domain="bfcl")])
+    with pytest.raises(ValueError, match="not both"):
+        BenchmarkEnv(domain, categories=["level_0"], tasks=tasks)

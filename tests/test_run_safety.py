@@ -117,6 +117,9 @@ def test_genenv_train_resume_without_a_checkpoint_says_so(tmp_path: Path, capsys
         ("rnu.epochs=3", "unknown config section 'rnu' (did you mean 'run'?)"),
         ("run.plots=maybe", "run.plots expects a boolean (true/false), got 'maybe'"),
         ("agent.lr=fast", "agent.lr expects a number, got 'fast'"),
+        ("simulator.hidden_size=16", "simulator.hidden_size is set as simulator.model.hidden_size"),
+        ("simulator.model.hidden_size=wide", "simulator.model.hidden_size expects an integer, got 'wide'"),
+        ("simulator.model=tiny", "simulator.model is a section: set its keys"),
     ],
 )
 def test_bad_overrides_name_the_key_and_the_expected_type(override: str, message: str) -> None:
@@ -130,6 +133,15 @@ def test_yaml_values_of_the_wrong_type_name_the_key(tmp_path: Path) -> None:
     config.write_text("run:\n  epochs: twelve\n")
     with pytest.raises(ValueError, match=r"run\.epochs expects an integer"):
         load_config(config)
+
+
+def test_a_yaml_key_of_the_simulator_model_at_its_old_flat_place_names_the_new_key(tmp_path: Path) -> None:
+    config = tmp_path / "flat.yaml"
+    config.write_text("simulator:\n  kind: llm\n  source: tiny\n")
+    with pytest.raises(ValueError, match=r"simulator\.source is set as simulator\.model\.source.*`model:`"):
+        load_config(config)
+    config.write_text("simulator:\n  kind: llm\n  model:\n    source: tiny\n    hidden_size: 16\n")
+    assert load_config(config).simulator.model.hidden_size == 16
 
 
 def test_an_atomic_write_that_fails_keeps_the_old_content(tmp_path: Path) -> None:

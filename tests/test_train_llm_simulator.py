@@ -23,7 +23,13 @@ from genenv_gym.llm_simulator import TASK_WRITERS, Target, TaskRejected, get_tas
 from genenv_gym.simulator import Outcome  # noqa: E402
 from genenv_gym.skill import SkillTracker  # noqa: E402
 from genenv_gym.task import Task  # noqa: E402
-from genenv_gym.train.config import SimulatorConfig, TrainConfig, apply_overrides  # noqa: E402
+from genenv_gym.train.config import (  # noqa: E402
+    ModelConfig,
+    SimulatorConfig,
+    TrainConfig,
+    apply_overrides,
+    load_config,
+)
 from genenv_gym.train.loop import Trainer, level_batch_success  # noqa: E402
 from genenv_gym.train.simulator_llm import EnvironmentLLM, pool_by_level  # noqa: E402
 
@@ -39,11 +45,11 @@ def target(level: int = 2) -> Target:
 # A micro environment LLM (hidden 16, one layer) so that each test runs in seconds on one thread.
 MICRO_SIM = [
     "simulator.kind=llm",
-    "simulator.hidden_size=16",
-    "simulator.intermediate_size=32",
-    "simulator.num_layers=1",
-    "simulator.num_heads=2",
-    "simulator.vocab_size=300",
+    "simulator.model.hidden_size=16",
+    "simulator.model.intermediate_size=32",
+    "simulator.model.num_layers=1",
+    "simulator.model.num_heads=2",
+    "simulator.model.vocab_size=300",
     "simulator.max_new_tokens=12",
     "simulator.generations_per_round=4",
     "simulator.max_rounds=1",
@@ -144,6 +150,15 @@ def test_random_json_is_a_valid_task_or_rejected(data: dict) -> None:
 
 # ------------------------------------------------------------------------------------------------------
 # Config
+def test_the_llm_simulator_configs_give_the_simulator_its_own_model() -> None:
+    for name in ("demo_llm_sim.yaml", "efficacy_v2_llm.yaml"):
+        cfg = load_config(Path(__file__).parents[1] / "configs" / name)
+        assert cfg.simulator.kind == "llm"
+        assert cfg.simulator.model == ModelConfig(
+            hidden_size=64, intermediate_size=256, num_layers=2, num_heads=4, vocab_size=300
+        )
+
+
 def test_config_accepts_procedural_and_llm_and_rejects_other_kinds() -> None:
     assert SimulatorConfig() == SimulatorConfig(kind="procedural", lr=5e-7, step_size=0.3, max_kl=0.2)
     apply_overrides(TrainConfig(), ["simulator.kind=llm"])
@@ -186,6 +201,7 @@ def _changed(before: list[torch.Tensor], model: torch.nn.Module) -> bool:
 
 def test_update_trains_on_in_band_records_only(tmp_path: Path) -> None:
     env = _env_llm(tmp_path)
+    assert env.model.config.hidden_size == 16 and env.model.config.num_hidden_layers == 1  # simulator.model
     tasks = _written(env, REPLIES)
     before = _params(env.model)
     # batch p = 0 (never solved): nothing in band, no step, weights unchanged

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import genenv_gym  # noqa: F401  (registers the ids)
+from genenv_gym.envs.bfcl.candidates import BFCLCandidates
 from genenv_gym.envs.bfcl.domain import REFUSAL
 from genenv_gym.fixtures import FIXTURES_DIR
 from genenv_gym.wrappers.candidate_actions import CandidateActions
-from genenv_gym.wrappers.candidates import AdmissibleCommands, BFCLCandidates, default_source
+from genenv_gym.wrappers.candidates import AdmissibleCommands, default_source
 
 
 def right_flags(env, candidates):

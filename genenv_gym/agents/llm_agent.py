@@ -7,8 +7,9 @@ and each reply becomes an assistant turn. Replies are parsed
 into the env's action text by the domain's action parser: reasoning blocks (``<think>...</think>``)
 and markdown code fences are removed, and native tool calls (an OpenAI-compatible endpoint's
 ``tool_calls``, or ``<tool_call>{json}</tool_call>`` blocks in the text) are written in the domain's
-answer format (BFCL: ``[f(a=1)]`` or a JSON list, per the env's ``action_format``). Model output is only
-ever parsed as data, never executed.
+answer format by the ``CallFormat`` its manifest declares (``genenv_gym.agents.tool_calls``; e.g.
+``[f(a=1)]`` or a JSON list, per the env's ``action_format``). Model output is only ever parsed as data,
+never executed.
 
 A failed request (the backend's ``error`` completion) gives an empty action, which the env grades as a
 wrong answer; the reason is kept in ``last_completions``.
@@ -18,20 +19,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
 
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
 from genenv_gym.agents.chat_session import ChatSession, environment_turn
+from genenv_gym.agents.tool_calls import call_format_of
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-
-#: ``format_calls(calls, action_format) -> action`` per domain: native tool calls as the env's answer.
-CallFormatter = Callable[[Sequence[Mapping[str, Any]], str | None], str]
 
 
 def strip_reasoning(text: str) -> str:
@@ -63,29 +62,6 @@ def text_tool_calls(text: str) -> list[dict[str, Any]]:
     return calls
 
 
-def python_call(call: Mapping[str, Any]) -> str:
-    """``name(a=1, b='x')`` from a JSON call (values written as Python literals)."""
-    arguments = call.get("arguments")
-    if not isinstance(arguments, Mapping):
-        return f"{call.get('name', '')}()"
-    rendered = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
-    return f"{call.get('name', '')}({rendered})"
-
-
-def format_bfcl_calls(calls: Sequence[Mapping[str, Any]], action_format: str | None) -> str:
-    if action_format == "json":
-        return json.dumps([{"name": c.get("name"), "arguments": c.get("arguments", {})} for c in calls])
-    return "[" + ", ".join(python_call(c) for c in calls) + "]"
-
-
-def format_json_calls(calls: Sequence[Mapping[str, Any]], action_format: str | None) -> str:
-    return json.dumps([{"name": c.get("name"), "arguments": c.get("arguments", {})} for c in calls])
-
-
-#: Domain name -> how its native tool calls become an action (JSON list of calls for any other domain).
-CALL_FORMATTERS: dict[str, CallFormatter] = {"bfcl": format_bfcl_calls}
-
-
 def parse_action(completion: Completion, domain: str | None = None, action_format: str | None = None) -> str:
     """The env action in a completion (see the module docstring); an empty string for a failed request."""
     if not completion.ok:
@@ -95,7 +71,7 @@ def parse_action(completion: Completion, domain: str | None = None, action_forma
     if not calls:
         calls = text_tool_calls(text)
     if calls:
-        return CALL_FORMATTERS.get(domain or "", format_json_calls)(calls, action_format)
+        return call_format_of(domain).to_action(calls, action_format)
     return unfence(text)
 
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genenv_gym.data_dir import data_root
-from genenv_gym.datasets.sources import SOURCES, AlfworldScript, GitHubFiles, PipWheel, Source, Urls
+from genenv_gym.data_source import DownloadScript, GitHubFiles, PipWheel, Source, Urls
+from genenv_gym.datasets.sources import SOURCES
 from genenv_gym.datasets.status import BenchmarkStatus, benchmark_status
 
 #: Seconds a single HTTP request may take before the fetch gives up on it.
@@ -68,8 +69,8 @@ def fetch(name: str, data_dir: str | Path | None = None) -> FetchResult:
             result.files += _fetch_github(origin, target)
         elif isinstance(origin, Urls):
             result.files += _fetch_urls(origin, target)
-        elif isinstance(origin, AlfworldScript):
-            result.files += _fetch_alfworld(target)
+        elif isinstance(origin, DownloadScript):
+            result.files += _run_script(origin, source, target)
     _write_manifest(target, result.files)
     result.status = benchmark_status(source, data_root(data_dir))
     return result
@@ -174,25 +175,26 @@ def _fetch_github(origin: GitHubFiles, target: Path) -> list[str]:
         return written
 
 
-def _fetch_alfworld(target: Path) -> list[str]:
-    script = shutil.which("alfworld-download")
+def _run_script(origin: DownloadScript, source: Source, target: Path) -> list[str]:
+    from genenv_gym.extras import install_line
+
+    script = shutil.which(origin.command)
     if script is None:
         raise FetchError(
-            "ALFWorld's data comes from its official alfworld-download script, which is not installed: "
-            "pip install 'genenv-gym[alfworld]', then fetch again"
+            f"{source.display_name}'s data comes from its official {origin.command} script, which is "
+            f"not installed: {install_line(origin.extra)}, then fetch again"
         )
     before = {p for p in target.rglob("*") if p.is_file()}
     completed = subprocess.run(
-        [script, "--data-dir", str(target)], capture_output=True, text=True, env=_env_with(target)
+        [script, "--data-dir", str(target)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, origin.env_var: str(target)},
     )
     if completed.returncode != 0:
         reason = (completed.stderr or completed.stdout).strip().splitlines()[-1:] or ["failed"]
-        raise FetchError(f"alfworld-download failed: {reason[0]} (it downloads GitHub release assets)")
+        raise FetchError(f"{origin.command} failed: {reason[0]} (it downloads {origin.downloads})")
     return [str(p.relative_to(target)) for p in target.rglob("*") if p.is_file() and p not in before]
-
-
-def _env_with(target: Path) -> dict[str, str]:
-    return {**os.environ, "ALFWORLD_DATA": str(target)}
 
 
 def describe(source: Source) -> str:

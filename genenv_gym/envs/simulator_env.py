@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict
-from typing import Any, ClassVar
-
-import gymnasium as gym
+from typing import Any
 
 from genenv_gym.curriculum import CurriculumConfig
-from genenv_gym.domain import Domain, Episode
-from genenv_gym.envs.benchmark_env import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, EpisodeRunner, task_info
+from genenv_gym.domain import Domain
+from genenv_gym.envs.text_env import TextEnv, task_info
 from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
 from genenv_gym.skill import SkillEstimate, SkillTracker
-from genenv_gym.spaces import UnicodeText
 from genenv_gym.task import Task
 
 
-class SimulatorEnv(gym.Env):
+class SimulatorEnv(TextEnv):
     """Tasks written by an environment policy at the agent's current skill, on the domain's own verifier.
 
     ## Description
@@ -60,9 +57,11 @@ class SimulatorEnv(gym.Env):
     it took steps (a ``TimeLimit`` wrapper truncated it, or it was abandoned) counts as a failed attempt:
     the curriculum never stalls on a task the agent cannot finish in time.
     ``reset(options={"task": Task})`` serves a given task once, outside the curriculum.
-    """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    ## Version history
+    - v0: initial version (the procedural simulator by default, each task served ``attempts`` = 4 times, RWR
+      on the alpha-curriculum reward with alpha 0.5)
+    """
 
     def __init__(
         self,
@@ -77,8 +76,7 @@ class SimulatorEnv(gym.Env):
     ) -> None:
         from genenv_gym.registration import make_domain
 
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        super().__init__(render_mode)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.domain = make_domain(domain, **(domain_kwargs or {})) if isinstance(domain, str) else domain
@@ -104,12 +102,7 @@ class SimulatorEnv(gym.Env):
         self.simulator: Simulator = simulator
         self.tracker = SkillTracker(self.domain.num_levels, self.curriculum.alpha, skill_decay)
         self.batch_size = batch_size
-        self.render_mode = render_mode
-        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self._queue: deque[tuple[Task, SkillEstimate]] = deque()
-        self._runner = EpisodeRunner()
-        self.task: Task | None = None
         self._context: SkillEstimate | None = None
         self._in_curriculum = False
         self._attempts = 0
@@ -171,16 +164,6 @@ class SimulatorEnv(gym.Env):
             info["in_band"] = self.curriculum.in_band(p)
             outcome = Outcome(self.task, self._successes, self._attempts, self._context)
             info["sim_update"] = self.simulator.update([outcome])
-
-    @property
-    def episode(self) -> Episode | None:
-        """The episode in progress (None before the first reset)."""
-        return self._runner.episode
-
-    def render(self) -> str | None:
-        if self.render_mode == "ansi":
-            return self._runner.episode.observation if self._runner.episode else ""
-        return None
 
     def close(self) -> None:
         """Release what the domain holds (ALFWorld's planner worker and engines)."""

@@ -10,7 +10,6 @@ checks every LLM-written task gets in ``LLMSimulator``.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -20,16 +19,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from genenv_gym.domain import Domain
+from genenv_gym.manifest import domain_specs, load
 from genenv_gym.skill import SkillEstimate
 from genenv_gym.task import Task
 
-#: Domain name -> "module:Class" of its TaskWriter (imported only when a simulator needs it).
+#: Domain name -> "module:Class" of its TaskWriter, as the benchmark manifests declare them (imported only
+#: when a simulator needs one).
 TASK_WRITERS: dict[str, str] = {
-    "apibank": "genenv_gym.envs.apibank.task_writer:APIBankTaskWriter",
-    "bamboogle_sim": "genenv_gym.envs.bamboogle.task_writer:BamboogleTaskWriter",
-    "bfcl": "genenv_gym.envs.bfcl.task_writer:BFCLTaskWriter",
-    "digits": "genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
-    "travelplanner_sim": "genenv_gym.envs.travelplanner.task_writer:TravelPlannerTaskWriter",
+    name: spec.task_writer for name, spec in domain_specs().items() if spec.task_writer is not None
 }
 
 #: The longest reply parsed (characters); longer replies are rejected unread.
@@ -98,17 +95,42 @@ class TaskWriter(Protocol):
         ...
 
 
+class TaskWriterBase(TaskWriter):
+    """The parts every domain's TaskWriter shares: its domain, a seeded generator for its prompts' random
+    choices, and seed tasks generated procedurally over the domain's levels.
+
+    Subclasses write ``prompt``, ``parse`` and ``fingerprint``; ``validate_seeds`` (default True) keeps
+    only the seed tasks the domain validates, and ``seed_levels`` (default: every level of the domain)
+    says which levels the seed tasks cycle through.
+    """
+
+    validate_seeds: bool = True
+
+    def __init__(self, domain: Domain, seed: int = 0) -> None:
+        self.domain = domain
+        self.rng = np.random.default_rng(seed)
+
+    @property
+    def seed_levels(self) -> int:
+        """Seed task ``i`` is generated at level ``i % seed_levels``."""
+        return self.domain.num_levels
+
+    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """Procedural tasks spread over the levels (the prompt's examples when the simulator has none)."""
+        tasks = [self.domain.generate(i % self.seed_levels, rng) for i in range(n)]
+        return [t for t in tasks if not self.domain.validate(t)] if self.validate_seeds else tasks
+
+
 def get_task_writer(domain: Domain, **kwargs: Any) -> TaskWriter:
     """The TaskWriter registered for ``domain`` (a ValueError naming the domains that have one if none)."""
     entry = TASK_WRITERS.get(domain.name)
     if entry is None:
         raise ValueError(
             f"domain {domain.name!r} has no task writer, so an LLM cannot write its tasks; domains with one: "
-            f"{sorted(TASK_WRITERS)} (register a TaskWriter in genenv_gym.llm_simulator.writer.TASK_WRITERS, "
+            f"{sorted(TASK_WRITERS)} (name a TaskWriter as the domain's task_writer in its manifest.py, "
             f"or pass writer=...)"
         )
-    module, cls = entry.split(":")
-    return getattr(importlib.import_module(module), cls)(domain, **kwargs)
+    return load(entry)(domain, **kwargs)
 
 
 def describe_skill(skill: SkillEstimate, max_levels: int = 16) -> str:

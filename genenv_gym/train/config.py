@@ -96,9 +96,9 @@ class SimulatorConfig:
 
     ``procedural`` uses ``step_size``, ``max_kl`` (on the level distribution) and ``min_prob``. ``llm``
     (``genenv_gym/train/simulator_llm.py``, docs/training_llm_simulator.md) builds its own model from
-    ``source`` (``tiny``: built locally from ``shape`` or ``hidden_size``..., random weights; else a path /
-    hub id), trains it by RWR-SFT with ``lr``, a KL penalty ``kl_coef`` to the initial simulator and the
-    cap ``max_kl`` (token-mean KL of one step on its batch), on mini-batches of ``sft_batch_size`` records;
+    ``model`` (a ``ModelConfig``: the keys of the agent's ``model`` section, ``dtype`` included), trains it
+    by RWR-SFT with ``lr``, a KL penalty ``kl_coef`` to the initial simulator and the cap ``max_kl``
+    (token-mean KL of one step on its batch), on mini-batches of ``sft_batch_size`` records;
     ``warmstart_*`` is an optional supervised start (prompt -> a procedural task at the prompt's level);
     it samples ``generations_per_round`` replies per round at ``temperature`` (at most ``max_new_tokens``
     each, ``max_rounds`` rounds per proposal before the procedural fallback). ``targeting`` picks the level
@@ -115,13 +115,7 @@ class SimulatorConfig:
     min_prob: float = 0.01
     static_tasks: int = 512
     # kind: llm
-    source: str = "tiny"
-    shape: str = "custom"
-    hidden_size: int = 64
-    intermediate_size: int = 128
-    num_layers: int = 2
-    num_heads: int = 4
-    vocab_size: int = 512
+    model: ModelConfig = field(default_factory=ModelConfig)
     kl_coef: float = 0.01
     sft_batch_size: int = 16
     sft_epochs: int = 1
@@ -276,38 +270,78 @@ def _section(config: TrainConfig, name: str) -> Any:
 
 
 def _check_key(section: Any, name: str, key: str) -> None:
-    if not hasattr(section, key):
-        keys = [f.name for f in fields(section)]
-        raise ValueError(f"unknown key {name}.{key}{did_you_mean(key, keys)}; keys of {name}: {keys}")
+    """Raise ValueError for a key ``section`` (called ``name``) lacks; a key that moved into one of its
+    subsections (``simulator.source`` -> ``simulator.model.source``) is named at its new place."""
+    if hasattr(section, key):
+        return
+    for sub in fields(section):
+        if is_dataclass(getattr(section, sub.name)) and hasattr(getattr(section, sub.name), key):
+            raise ValueError(
+                f"{name}.{key} is set as {name}.{sub.name}.{key}: write `{name}.{sub.name}.{key}=...` as an "
+                f"override, or nest `{key}` under `{sub.name}:` in the `{name}` section of the YAML file"
+            )
+    keys = [f.name for f in fields(section)]
+    raise ValueError(f"unknown key {name}.{key}{did_you_mean(key, keys)}; keys of {name}: {keys}")
+
+
+def _subsection(section: Any, name: str, key: str) -> Any:
+    """The subsection ``key`` of ``section`` (called ``name``); a ValueError if ``key`` is a plain value."""
+    _check_key(section, name, key)
+    value = getattr(section, key)
+    if not is_dataclass(value):
+        raise ValueError(f"{name}.{key} is a value, not a section")
+    return value
+
+
+def _value(section: Any, name: str, key: str) -> Any:
+    """The current value of ``name.key``; a ValueError if ``key`` is unknown or a section."""
+    _check_key(section, name, key)
+    current = getattr(section, key)
+    if is_dataclass(current):
+        keys = [f.name for f in fields(current)]
+        raise ValueError(f"{name}.{key} is a section: set its keys ({name}.{key}.<key>, keys: {keys})")
+    return current
 
 
 def apply_overrides(config: TrainConfig, overrides: list[str]) -> TrainConfig:
-    """Apply ``section.key=value`` strings (e.g. ``run.epochs=3``) in place; unknown keys raise."""
+    """Apply ``section.key=value`` strings (e.g. ``run.epochs=3``, ``simulator.model.source=tiny``) in
+    place; unknown keys raise."""
     for item in overrides:
         if "=" not in item:
             raise ValueError(f"override {item!r} must look like section.key=value")
         key, value = item.split("=", 1)
         parts = key.split(".")
-        if len(parts) != 2:
+        if len(parts) < 2:
             raise ValueError(f"override key {key!r} must be section.key (e.g. run.epochs)")
         section = _section(config, parts[0])
-        _check_key(section, parts[0], parts[1])
-        setattr(section, parts[1], _coerce(key, value, getattr(section, parts[1])))
+        for depth, part in enumerate(parts[1:-1], start=1):
+            section = _subsection(section, ".".join(parts[:depth]), part)
+        current = _value(section, ".".join(parts[:-1]), parts[-1])
+        setattr(section, parts[-1], _coerce(key, value, current))
     config.validate()
     return config
+
+
+def _fill(section: Any, name: str, values: dict[str, Any] | None) -> None:
+    """Set the keys of ``section`` (called ``name``) from a YAML mapping, subsections from nested ones."""
+    if values is not None and not isinstance(values, dict):
+        raise ValueError(f"{name} is a section: give it a mapping of keys, got {values!r}")
+    for key, value in (values or {}).items():
+        _check_key(section, name, key)
+        current = getattr(section, key)
+        if is_dataclass(current):
+            _fill(current, f"{name}.{key}", value)
+            continue
+        if isinstance(current, float) and isinstance(value, str):
+            value = _coerce(f"{name}.{key}", value, current)  # YAML reads 1e-6 as a string
+        setattr(section, key, _check_type(f"{name}.{key}", value, current))
 
 
 def from_dict(data: dict[str, Any]) -> TrainConfig:
     """A TrainConfig from nested dicts; unknown sections or keys raise."""
     config = TrainConfig()
     for name, values in (data or {}).items():
-        section = _section(config, name)
-        for key, value in (values or {}).items():
-            _check_key(section, name, key)
-            current = getattr(section, key)
-            if isinstance(current, float) and isinstance(value, str):
-                value = _coerce(f"{name}.{key}", value, current)  # YAML reads 1e-6 as a string
-            setattr(section, key, _check_type(f"{name}.{key}", value, current))
+        _fill(_section(config, name), name, values)
     config.validate()
     return config
 

@@ -13,6 +13,8 @@ Baselines spend the same agent-sample budget per epoch and differ only in where 
 
 With ``simulator.kind: llm`` an environment LLM (``simulator_llm.EnvironmentLLM``) writes the generated tasks
 and is updated by RWR-SFT on the same per-level batch p instead; the procedural simulator then stays idle.
+
+What the loop runs on (the domain, the models, the rollout backend, the envs) is built by ``build.py``.
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ import torch
 from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
-from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.progress import progress
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
+from genenv_gym.train.build import build_agent_backend, build_domain, build_model, task_env
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
 from genenv_gym.train.config import STOP_WINDOW, TrainConfig
 from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
@@ -52,46 +54,6 @@ from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_st
 
 if TYPE_CHECKING:
     from genenv_gym.train.simulator_llm import EnvironmentLLM
-
-
-def make_domain(name: str) -> Domain:
-    """The domain by name: ``digits`` (the demo's) or a variant (``digits-wide``), or any registered one."""
-    from genenv_gym.envs.digits.domain import VARIANTS
-
-    if name in VARIANTS:
-        from genenv_gym.envs.digits import make_digits_domain
-
-        return make_digits_domain(name)
-    from genenv_gym.registration import make_domain as registered
-
-    return registered(name)
-
-
-def build_agent(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
-    """The agent model and tokenizer: a tiny locally built model, or a pretrained path."""
-    m = cfg.model
-    if m.source == "tiny":
-        from genenv_gym.agents.tiny_model import build_model, build_tokenizer
-
-        tokenizer = build_tokenizer(m.vocab_size)
-        if m.shape != "custom":
-            dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else None
-            model = build_model(m.arch, m.shape, tokenizer, seed=cfg.run.seed, dtype=dtype or torch.float32)
-            return model, tokenizer
-        shape = {
-            "hidden_size": m.hidden_size,
-            "intermediate_size": m.intermediate_size,
-            "num_hidden_layers": m.num_layers,
-            "num_attention_heads": m.num_heads,
-            "num_key_value_heads": max(1, m.num_heads // 2),
-            "max_position_embeddings": 512,
-        }
-        return build_model(m.arch, "tiny", tokenizer, seed=cfg.run.seed, **shape), tokenizer
-    from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
-
-    dtype = torch.bfloat16 if torch.cuda.is_available() and m.dtype in ("auto", "bfloat16") else torch.float32
-    source = resolve_model_source(m.source)  # a folder, hub id, .gguf file or package that ships one
-    return load_model(source, dtype).eval(), load_tokenizer(source)
 
 
 class Trainer:
@@ -114,8 +76,8 @@ class Trainer:
         self.device = torch.device("cuda", self.dist.local_rank) if cuda else torch.device("cpu")
         self.rng = np.random.default_rng(cfg.run.seed)
         random.seed(cfg.run.seed)
-        self.domain = make_domain(cfg.run.domain)
-        self.model, self.tokenizer = build_agent(cfg)
+        self.domain = build_domain(cfg.run)
+        self.model, self.tokenizer = build_model(cfg.model, cfg.run.seed)
         self.model.to(self.device)
         if cfg.agent.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -160,14 +122,7 @@ class Trainer:
         self.warmstart_loss = 0.0
         self.warmstart_recent: list[float] = []  # the last STOP_WINDOW losses (warmstart.stop_loss)
         self.warm_optimizer: torch.optim.Optimizer | None = None
-        from genenv_gym.agents.backends.hf import HFBackend
-
-        self.backend = HFBackend(
-            self.model,
-            tokenizer=self.tokenizer,
-            engine=cfg.agent.rollout_engine,
-            max_batch_size=cfg.agent.rollout_batch_size,
-        )
+        self.backend = build_agent_backend(self.model, self.tokenizer, cfg.agent)
         self.engine = RolloutEngine(self.backend, RolloutConfig(group_size=cfg.agent.group_size, max_turns=1))
         self.eval_engine = RolloutEngine(self.backend, RolloutConfig(group_size=1, max_turns=1))
 
@@ -178,7 +133,8 @@ class Trainer:
         return self.simulator if self.env_llm is None else self.env_llm
 
     def env_fn(self) -> BenchmarkEnv:
-        return _TaskEnv(self.domain)
+        """An env that plays the tasks the rollout engine hands it."""
+        return task_env(self.domain)
 
     def warm_start(self) -> dict[str, float]:
         """Supervised fine-tuning on the base data's reference answers (the paper's base training set).
@@ -636,23 +592,6 @@ def level_batch_success(outcomes: list[Outcome]) -> dict[int, float]:
     ``in_band_share`` is the share of generated tasks the simulator's band filter keeps.
     """
     return {level: s / a for level, (s, a, _) in level_batches(outcomes).items() if a}
-
-
-class _TaskEnv(BenchmarkEnv):
-    """A benchmark env over a domain that serves the tasks it is given (no files read)."""
-
-    def __init__(self, domain: Domain) -> None:
-        from genenv_gym.envs.benchmark_env import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, EpisodeRunner
-        from genenv_gym.spaces import UnicodeText
-
-        self.domain = domain
-        self.render_mode = None
-        self.tasks = []
-        self._index = {}
-        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(MAX_ACTION_CHARS)
-        self.task = None
-        self._runner = EpisodeRunner()
 
 
 def train(cfg: TrainConfig, resume: bool = False) -> list[dict[str, Any]]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,8 @@ from genenv_gym.llm_simulator import LLMSimulator, Target, get_task_writer
 from genenv_gym.simulator import Outcome, level_batches
 from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task
-from genenv_gym.train.config import ModelConfig, TrainConfig
+from genenv_gym.train.build import build_model
+from genenv_gym.train.config import TrainConfig
 from genenv_gym.train.rwr_sft import (
     SFTBatch,
     encode_chat_example,
@@ -66,24 +66,6 @@ SEED_OFFSET = 7919
 TARGET_SPAN = 1.0
 #: Rejection kinds reported one by one in the metrics (``duplicate`` includes ``near_duplicate``).
 REPORTED_REJECTIONS = ("parse", "invalid", "duplicate", "truncated")
-
-
-def build_simulator_llm(cfg: TrainConfig) -> tuple[torch.nn.Module, Any]:
-    """The environment LLM and its tokenizer from ``cfg.simulator`` (the agent's builder, its own shape)."""
-    from genenv_gym.train.loop import build_agent
-
-    s = cfg.simulator
-    model_cfg = ModelConfig(
-        source=s.source,
-        shape=s.shape,
-        hidden_size=s.hidden_size,
-        intermediate_size=s.intermediate_size,
-        num_layers=s.num_layers,
-        num_heads=s.num_heads,
-        vocab_size=s.vocab_size,
-        dtype=cfg.model.dtype,
-    )
-    return build_agent(replace(cfg, model=model_cfg, run=replace(cfg.run, seed=cfg.run.seed + SEED_OFFSET)))
 
 
 def steer_target(
@@ -121,11 +103,11 @@ class EnvironmentLLM:
         self.cfg = s
         self.domain = domain
         self.device = torch.device(device)
-        self.model, self.tokenizer = build_simulator_llm(cfg)
+        self.model, self.tokenizer = build_model(s.model, cfg.run.seed + SEED_OFFSET)
         self.model.to(self.device)
         self.rng = np.random.default_rng([cfg.run.seed, SEED_OFFSET])
         self.writer = get_task_writer(domain)
-        name = "tiny-simulator" if s.source == "tiny" else s.source
+        name = "tiny-simulator" if s.model.source == "tiny" else s.model.source
         backend = HFBackend(
             self.model, tokenizer=self.tokenizer, engine="padded", max_batch_size=256, model_name=name
         )

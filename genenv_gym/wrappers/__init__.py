@@ -19,7 +19,6 @@ from typing import Any
 _EXPORTS = {
     "CandidateActions": "genenv_gym.wrappers.candidate_actions",
     "AdmissibleCommands": "genenv_gym.wrappers.candidates",
-    "BFCLCandidates": "genenv_gym.wrappers.candidates",
     "OracleAndRandom": "genenv_gym.wrappers.candidates",
     "TokenIdObservation": "genenv_gym.wrappers.token_ids",
     "EmbeddingObservation": "genenv_gym.wrappers.embeddings",

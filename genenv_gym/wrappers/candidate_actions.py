@@ -8,10 +8,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from genenv_gym.manifest import domain_spec
 from genenv_gym.wrappers.candidates import CandidateSource, default_source
 
-#: Candidates per state when none is given: BFCL's answer and 3 distractors; ALFWorld's admissible commands.
-DEFAULT_NUM_CANDIDATES = {"bfcl": 4, "alfworld": 64, "alfworld_step": 64}
+#: Candidates per state when neither the caller nor the domain's manifest says how many.
+DEFAULT_NUM_CANDIDATES = 8
 INVALID_ACTIONS = ("wrap", "raise")
 
 
@@ -34,7 +35,7 @@ class CandidateActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Args:
         env: an env with text actions (any ``GenEnv-*`` id).
-        num_candidates: ``K``; default 4 for BFCL, 64 for ALFWorld, 8 otherwise.
+        num_candidates: ``K``; by default the ``num_candidates`` of the domain's manifest, else 8.
         source: a ``CandidateSource``; default chosen from the env (``default_source``).
         invalid_action: ``"wrap"`` or ``"raise"`` (see above).
     """
@@ -58,7 +59,8 @@ class CandidateActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"invalid_action must be one of {INVALID_ACTIONS}, got {invalid_action!r}")
         domain = getattr(env.unwrapped, "domain", None)
         if num_candidates is None:
-            num_candidates = DEFAULT_NUM_CANDIDATES.get(getattr(domain, "name", ""), 8)
+            spec = domain_spec(getattr(domain, "name", ""))
+            num_candidates = (spec and spec.num_candidates) or DEFAULT_NUM_CANDIDATES
         if num_candidates < 2:
             raise ValueError(f"num_candidates must be >= 2, got {num_candidates}")
         self.num_candidates = int(num_candidates)

@@ -58,6 +58,10 @@ class ALFWorldEnv(BenchmarkEnv):
     ``game.tw-pddl``; ``reset(options={"task_type": "heat"})`` draws among games of that type;
     ``reset(options={"task": Task})`` plays any ALFWorld task, generated goals included. Otherwise games are
     drawn with the env's seeded generator, so ``reset(seed=s)`` reproduces the sequence of games.
+
+    ## Version history
+    - v0: initial version (the 134 ``valid_unseen`` games on textworld 1.7.0 / alfworld 0.4.2, 50 steps,
+      reward 1 on a win)
     """
 
     def __init__(

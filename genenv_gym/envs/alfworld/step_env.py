@@ -44,6 +44,10 @@ class ALFWorldStepEnv(BenchmarkEnv):
 
     ``reset(options={"task_id": "<game>@3"})`` plays one state. The transcripts are played on the engine
     the first time a game is served (about a second per game) and kept.
+
+    ## Version history
+    - v0: initial version (the 788 states of the expert walkthroughs of the ``valid_unseen`` games, exact
+      match of the next command)
     """
 
     def __init__(

@@ -44,6 +44,10 @@ class APIBankEnv(BenchmarkEnv):
 
     ``reset(options={"task_id": "level-1-given-desc/AddAlarm-level-1-1.jsonl#0"})`` plays one sample by
     its official folder, file and sample index.
+
+    ## Version history
+    - v0: initial version (399 level-1 and 135 level-2 API-call samples, the official correctness rules;
+      ``scoring`` official or corrected)
     """
 
     def __init__(
@@ -79,6 +83,9 @@ class APIBankResponseEnv(BenchmarkEnv):
     ## Arguments
     - ``levels``: ``["level-1"]``, ``["level-2"]`` or both (default both).
     - ``data_dir``: data root holding ``apibank/`` (default ``$GENENV_DATA_DIR``).
+
+    ## Version history
+    - v0: initial version (375 level-1 and 103 level-2 response samples, ROUGE-L F1 by ``rouge`` 1.0.1)
     """
 
     def __init__(
@@ -121,6 +128,10 @@ class APIBankDialogueEnv(BenchmarkEnv):
     - ``levels``: ``["level-1"]``, ``["level-2"]`` or both (default both).
     - ``data_dir``: data root holding ``apibank/`` (default ``$GENENV_DATA_DIR``).
     - ``max_steps``: the step limit per episode.
+
+    ## Version history
+    - v0: initial version (214 level-1 and 50 level-2 dialogues against the recorded user, reward 1 when every
+      recorded API effect is reached)
     """
 
     def __init__(

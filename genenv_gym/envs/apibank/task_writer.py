@@ -24,8 +24,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from genenv_gym.envs.apibank.corrected import reference_params
 from genenv_gym.envs.apibank.domain import APIBankDomain
 from genenv_gym.envs.apibank.generator import LEVEL_CONFIGS, NUM_LEVELS, knobs
@@ -34,6 +32,7 @@ from genenv_gym.envs.apibank.signatures import SIGNATURES
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
+    TaskWriterBase,
     describe_skill,
     require_keys,
     strict_json_object,
@@ -110,15 +109,13 @@ def _call_of(value: Any, where: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-class APIBankTaskWriter:
+class APIBankTaskWriter(TaskWriterBase):
     """The TaskWriter of the API-Bank domain (see the module docstring)."""
 
-    def __init__(self, domain: APIBankDomain) -> None:
-        self.domain = domain
-
-    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Procedural tasks spread over the levels (the examples when no seeds are given)."""
-        return [self.domain.generate(i % (NUM_LEVELS - 1), rng) for i in range(n)]
+    domain: APIBankDomain
+    validate_seeds = False
+    #: Seed tasks leave out the top level.
+    seed_levels = NUM_LEVELS - 1
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         level = min(target.level, NUM_LEVELS - 1)

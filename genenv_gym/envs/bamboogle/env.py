@@ -43,6 +43,10 @@ class BamboogleEnv(BenchmarkEnv):
       ``tokenizer`` when given, else 4 characters per token), ``timeout`` / ``retries`` for ``http``.
     - ``extraction``: ``"response"`` (only the agent's turns) or ``"reference"`` (the whole transcript,
       fewer than two ``<answer>`` pairs = no answer, as Search-R1's ``extract_solution``).
+
+    ## Version history
+    - v0: initial version (the 125 questions in Search-R1's search loop, closed-book by default, EM of the
+      last answer)
     """
 
     def __init__(self, data_dir: str | None = None, render_mode: str | None = None, **kwargs: Any) -> None:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-import numpy as np
-
 from genenv_gym.envs.bamboogle.generator import ANSWER_TYPES, Chain, oracle_queries, resolve
 from genenv_gym.envs.bamboogle.metrics import normalize_answer
 from genenv_gym.envs.bamboogle.sim_domain import BamboogleSimDomain
@@ -25,6 +23,7 @@ from genenv_gym.envs.bamboogle.world import ATTRIBUTES, RELATIONS
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
+    TaskWriterBase,
     describe_skill,
     require_keys,
     strict_json_object,
@@ -62,17 +61,10 @@ def task_content(task: Task) -> dict[str, object]:
     }
 
 
-class BamboogleTaskWriter:
+class BamboogleTaskWriter(TaskWriterBase):
     """The TaskWriter of the ``bamboogle_sim`` domain (see the module docstring)."""
 
-    def __init__(self, domain: BamboogleSimDomain, seed: int = 0) -> None:
-        self.domain = domain
-        self.rng = np.random.default_rng(seed)
-
-    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Validated procedural tasks spread over the hop counts."""
-        tasks = [self.domain.generate(i % self.domain.num_levels, rng) for i in range(n)]
-        return [t for t in tasks if not self.domain.validate(t)]
+    domain: BamboogleSimDomain
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         documents = self.domain.world.documents()

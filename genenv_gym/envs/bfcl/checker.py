@@ -49,14 +49,8 @@ from genenv_gym.envs.bfcl.answer_index import (
     std,
 )
 from genenv_gym.envs.bfcl.categories import NO_GROUND_TRUTH, language_of
-from genenv_gym.envs.bfcl.decode import (
-    WRONG_OUTPUT_FORMAT,
-    DecodeError,
-    _short,
-    decode_output,
-    is_empty_output,
-    is_function_calling_format,
-)
+from genenv_gym.envs.bfcl.decode import decode_output, is_empty_output, is_function_calling_format
+from genenv_gym.envs.bfcl.decode_errors import WRONG_OUTPUT_FORMAT, DecodeError, short_repr
 from genenv_gym.envs.bfcl.java_js import (
     JAVA_TYPE_CONVERSION,
     JS_TYPE_CONVERSION,
@@ -165,7 +159,7 @@ def _type_check(param: str, value: Any, rule: ParamRule, expected: type, nested:
                 "type_error:nested",
                 lambda: (
                     f"Nested type checking failed for parameter {param!r}. Expected outer type "
-                    f"{rule.description} with inner type {nested}. Parameter value: {_short(value)}.",
+                    f"{rule.description} with inner type {nested}. Parameter value: {short_repr(value)}.",
                 ),
             )
         return True
@@ -173,7 +167,7 @@ def _type_check(param: str, value: Any, rule: ParamRule, expected: type, nested:
         "type_error:simple",
         lambda: (
             f"Incorrect type for parameter {param!r}. Expected type {rule.description}, got "
-            f"{type(value).__name__}. Parameter value: {_short(value)}.",
+            f"{type(value).__name__}. Parameter value: {short_repr(value)}.",
         ),
     )
 
@@ -198,8 +192,8 @@ def _string_failure(param: str, value: str, possible: Any) -> CheckResult:
     return _fail_later(
         "value_error:string",
         lambda: (
-            f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(possible)}. "
-            "Case insensitive.",
+            f"Invalid value for parameter {param!r}: {short_repr(value)}. "
+            f"Expected one of {short_repr(possible)}. Case insensitive.",
         ),
     )
 
@@ -214,8 +208,8 @@ def _list_check(param: str, value: list, rule: ParamRule) -> CheckResult:
         return _fail_later(
             "value_error:list/tuple",
             lambda: (
-                f"Invalid value for parameter {param!r}: {_short(value)}. "
-                f"Expected one of {_short(possible)}.",
+                f"Invalid value for parameter {param!r}: {short_repr(value)}. "
+                f"Expected one of {short_repr(possible)}.",
             ),
         )
     return _OK
@@ -240,7 +234,7 @@ def _dict_check(value: dict, options: Sequence[DictOption | RawDictOption | None
             allowed = table.allowed_for(key)
             if std(val) not in allowed:
                 errors.append(
-                    f"Invalid value for parameter {key!r}: {_short(val)}. Expected one of {allowed}."
+                    f"Invalid value for parameter {key!r}: {short_repr(val)}. Expected one of {allowed}."
                 )
                 result = _fail("value_error:dict_value", *errors)
                 ok = False
@@ -326,7 +320,7 @@ def _simple(rules: CallRules, call: dict) -> CheckResult:
                 return _fail(
                     "type_error:java" if language == "java" else "type_error:js",
                     f"Incorrect type for parameter {param!r}. Expected type String, "
-                    f"got {type(value).__name__}. Parameter value: {_short(value)}.",
+                    f"got {type(value).__name__}. Parameter value: {short_repr(value)}.",
                 )
             table = JAVA_TYPE_CONVERSION if language == "java" else JS_TYPE_CONVERSION
             convert = java_type_convert if language == "java" else js_type_convert
@@ -377,7 +371,8 @@ def _others_failure(param: str, value: Any, allowed: Any) -> CheckResult:
     return _fail_later(
         "value_error:others",
         lambda: (
-            f"Invalid value for parameter {param!r}: {_short(value)}. Expected one of {_short(allowed)}.",
+            f"Invalid value for parameter {param!r}: {short_repr(value)}. "
+            f"Expected one of {short_repr(allowed)}.",
         ),
     )
 
@@ -435,7 +430,7 @@ def _check_indexed(decoded: list[dict], index: RecordIndex) -> CheckResult:
             return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
         return _simple(index.call_rules(0), decoded[0])
     except Exception as exc:  # where the official checker would crash
-        return _fail(f"checker_error:{type(exc).__name__}", f"checker failed: {_short(str(exc), 200)}")
+        return _fail(f"checker_error:{type(exc).__name__}", f"checker failed: {short_repr(str(exc), 200)}")
 
 
 def check_calls(
@@ -477,7 +472,7 @@ def grade_output(
     except ImportError:
         raise
     except Exception as exc:  # pragma: no cover - decode and check already turn failures into verdicts
-        return _fail(f"checker_error:{type(exc).__name__}", _short(str(exc), 200))
+        return _fail(f"checker_error:{type(exc).__name__}", short_repr(str(exc), 200))
 
 
 def _relevance(output: str, category: str, action_format: str) -> CheckResult:

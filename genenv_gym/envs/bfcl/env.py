@@ -43,6 +43,10 @@ class BFCLEnv(BenchmarkEnv):
     - ``action_format``: ``"python"`` or ``"json"``.
 
     ``reset(options={"task_id": "simple_python_0"})`` plays a record by its official id.
+
+    ## Version history
+    - v0: initial version (BFCL v4's 13 single-turn AST categories, graded by a reimplementation of bfcl-eval
+      2026.3.23's AST checker)
     """
 
     def __init__(

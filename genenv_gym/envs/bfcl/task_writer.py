@@ -24,14 +24,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.domain import BFCLDomain
 from genenv_gym.envs.bfcl.grounding import ungrounded_arguments
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
+    TaskWriterBase,
     describe_skill,
     require_keys,
     strict_json_object,
@@ -84,20 +83,10 @@ def task_content(task: Task) -> dict[str, Any]:
     }
 
 
-class BFCLTaskWriter:
+class BFCLTaskWriter(TaskWriterBase):
     """The TaskWriter of the BFCL domain (see the module docstring)."""
 
-    def __init__(self, domain: BFCLDomain) -> None:
-        self.domain = domain
-
-    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Procedural tasks spread over the levels (the examples when no benchmark seeds are given)."""
-        tasks = []
-        for i in range(n):
-            task = self.domain.generate(i % self.domain.num_levels, rng)
-            if not self.domain.validate(task):
-                tasks.append(task)
-        return tasks
+    domain: BFCLDomain
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         examples = []

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from keyword import iskeyword
 from typing import Any
 
-from genenv_gym.envs.bfcl.decode import DecodeError, decode_json_calls, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode import decode_json_calls, decode_python, is_empty_output
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl_multiturn.executor import execute_call, find_method, format_result
 from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem
 from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from genenv_gym.domain import Domain, Verdict, oracle_transcript, replay_transcript
-from genenv_gym.envs.bfcl_multiturn import data, generator, long_context
+from genenv_gym.envs.bfcl_multiturn import data, long_context
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
     make_instances,
@@ -20,6 +20,9 @@ from genenv_gym.envs.bfcl_multiturn.calls import (
     run_call,
 )
 from genenv_gym.envs.bfcl_multiturn.episode import MAXIMUM_STEP_LIMIT, MultiTurnEpisode, TurnEpisode
+from genenv_gym.envs.bfcl_multiturn.executor import is_error_result
+from genenv_gym.envs.bfcl_multiturn.generation.entry import generate_entry
+from genenv_gym.envs.bfcl_multiturn.generation.levels import NUM_LEVELS
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
 from genenv_gym.task import FrozenDict, Task, thaw
 
@@ -92,7 +95,7 @@ def generated_problems(task: Task) -> list[str]:
             call = parse_call_string(text)
             if call.name not in documented:
                 problems.append(f"turn {turn}: {call.name} is not documented yet")
-            if generator.is_error_result(run_call(instances, call)):
+            if is_error_result(run_call(instances, call)):
                 problems.append(f"turn {turn}: the ground-truth call {text[:80]} fails")
         if not calls and turn == len(truth) - 1:
             problems.append("the last turn has an empty ground truth")
@@ -102,7 +105,7 @@ def generated_problems(task: Task) -> list[str]:
 class BFCLMultiTurnDomain(Domain):
     """The BFCL multi-turn entries; ``verify`` grades a whole transcript (a JSON list of actions).
 
-    ``generate(level, rng)`` writes new entries at the ten levels of :mod:`.generator` (the
+    ``generate(level, rng)`` writes new entries at the ten levels of :mod:`.generation` (the
     ``GenEnv-Sim-BFCL-MultiTurn-v0`` env) and ``validate`` checks any entry: the ground truth played through
     the episode must pass the checker, and for a generated entry every ground-truth call must succeed when
     re-executed and be documented by its turn.
@@ -115,7 +118,7 @@ class BFCLMultiTurnDomain(Domain):
     """
 
     name = "bfcl_multiturn"
-    num_levels = generator.NUM_LEVELS
+    num_levels = NUM_LEVELS
 
     def __init__(
         self,
@@ -177,7 +180,7 @@ class BFCLMultiTurnDomain(Domain):
         return problems
 
     def generate(self, level: int, rng: np.random.Generator) -> Task:
-        """A new entry at ``level`` (see :mod:`.generator`): random backend states, a plan of documented
+        """A new entry at ``level`` (see :mod:`.generation`): random backend states, a plan of documented
         calls executed on fresh backends (only plans whose calls succeed), its turns worded from the
         plan's arguments; missing-parameter / missing-function turns and long-context mode at the top
         levels."""
@@ -185,7 +188,7 @@ class BFCLMultiTurnDomain(Domain):
             raise ValueError(f"level must be in [0, {self.num_levels}), got {level!r}")
         for _ in range(GENERATE_TRIES):
             try:
-                entry = generator.generate_entry(int(level), rng)
+                entry = generate_entry(int(level), rng)
             except RuntimeError:
                 continue
             knobs = entry.pop("knobs")

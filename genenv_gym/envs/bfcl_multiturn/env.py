@@ -62,6 +62,10 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
       tool calls).
 
     ``reset(options={"task_id": "multi_turn_base_0"})`` plays one entry by its official id.
+
+    ## Version history
+    - v0: initial version (the four multi-turn categories, 200 entries each, every turn judged by bfcl-eval
+      2026.3.23's multi-turn checker)
     """
 
     #: The domain class whose tasks and episodes the env serves.
@@ -122,6 +126,10 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
 
     ``reset(options={"task_id": "multi_turn_long_context_0#turn2"})`` plays one turn. The tasks are built
     when the env is made, by playing every entry's ground truth once (about a second for 200 entries).
+
+    ## Version history
+    - v0: initial version (the 734 turns of the 200 long-context entries, each reached by replaying the
+      earlier turns' ground truth)
     """
 
     domain_class = BFCLMultiTurnStepDomain

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from genenv_gym.domain import Episode, StepResult, env_messages_since
-from genenv_gym.envs.bfcl.decode import DecodeError
+from genenv_gym.envs.bfcl.decode_errors import DecodeError
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
     decode_calls,

@@ -78,3 +78,16 @@ def execute_call(instances: Mapping[str, Any], name: str, kwargs: dict[str, Any]
         return format_result(method(**kwargs))
     except Exception as e:  # the official loop turns every failure into this string
         return f"Error during execution: {e}"
+
+
+def is_error_result(result: str) -> bool:
+    """Whether a rendered call result reports a failure (``Error during execution``, an error dict/list)."""
+    if result.startswith("Error during execution") or result.startswith("['Error"):
+        return True
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return False
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        value = value[0]
+    return isinstance(value, dict) and "error" in value

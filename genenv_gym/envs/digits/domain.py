@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from genenv_gym.domain import Domain, Verdict
-from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.task import Task
 
 NUM_LENGTHS = 8
@@ -156,27 +155,19 @@ class DigitsDomain(Domain):
         return " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
 
 
-def make_digits_domain(name: str = "digits") -> DigitsDomain:
-    """The Digits domain of a named variant (``VARIANTS``); a ValueError lists the names."""
+def make_digits_domain(name: str = "digits", **kwargs: int | bool) -> DigitsDomain:
+    """The Digits domain of a named variant (``VARIANTS``), ``kwargs`` overriding its arguments; a
+    ValueError lists the names."""
     if name not in VARIANTS:
         raise ValueError(f"unknown Digits variant {name!r}; variants: {sorted(VARIANTS)}")
-    return DigitsDomain(**VARIANTS[name])
+    return DigitsDomain(**{**VARIANTS[name], **kwargs})
 
 
-class DigitsEnv(BenchmarkEnv):
-    """``GenEnv-Digits-v0``: the Digits held-out set (the CPU miniature's benchmark).
+def digits_wide(**kwargs: int | bool) -> DigitsDomain:
+    """The registered domain ``digits-wide`` (``VARIANTS``)."""
+    return make_digits_domain("digits-wide", **kwargs)
 
-    Observation: ``"reverse: 3 1 4"``. Action: the reversed string (``"4 1 3"``, whitespace-insensitive).
-    Reward 1 on an exact match, else 0. One step per episode.
-    """
 
-    def __init__(
-        self,
-        categories: Sequence[str] | None = None,
-        data_dir: str | None = None,
-        render_mode: str | None = None,
-        **domain_kwargs: int,
-    ) -> None:
-        # data_dir is accepted like every benchmark env's and ignored: the held-out set is generated
-        # from a fixed seed, no files are read.
-        super().__init__(DigitsDomain(**domain_kwargs), categories, None, render_mode=render_mode)
+def digits_lengths(**kwargs: int | bool) -> DigitsDomain:
+    """The registered domain ``digits-lengths`` (``VARIANTS``)."""
+    return make_digits_domain("digits-lengths", **kwargs)

@@ -20,13 +20,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-import numpy as np
-
 from genenv_gym.domain import Domain
 from genenv_gym.envs.digits.domain import DigitsDomain
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
+    TaskWriterBase,
     require_keys,
     strict_json_object,
     task_digest,
@@ -42,16 +41,16 @@ SYSTEM = 'Write one reverse task as JSON: {"digits": "d d d"}'
 REQUEST = "Level {level} of {top}, like {shape}; agent solves {success}%."
 
 
-class DigitsTaskWriter:
+class DigitsTaskWriter(TaskWriterBase):
     """The TaskWriter of the Digits domain (see the module docstring)."""
 
-    def __init__(self, domain: DigitsDomain) -> None:
-        self.domain = domain
-        self._shapes: dict[int, str] = {}
+    domain: DigitsDomain
+    #: The prompt shows no seed tasks; they only seed deduplication.
+    validate_seeds = False
 
-    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Procedural tasks spread over the levels (the prompt shows none; they only seed deduplication)."""
-        return [self.domain.generate(i % self.domain.num_levels, rng) for i in range(n)]
+    def __init__(self, domain: DigitsDomain, seed: int = 0) -> None:
+        super().__init__(domain, seed)
+        self._shapes: dict[int, str] = {}
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         """The fixed system turn and the target level with the agent's success there (to 10%); no examples."""

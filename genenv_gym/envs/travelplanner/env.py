@@ -65,6 +65,10 @@ class TravelPlannerEnv(BenchmarkEnv):
 
     ``reset(options={"task_id": "train/1"})`` plays the first query of the split (ids are the official
     1-based ``idx`` of the query in its split file).
+
+    ## Version history
+    - v0: initial version (sole planning on a split, by default ``train``'s 45 queries, the official
+      evaluator, dense reward)
     """
 
     def __init__(

@@ -27,8 +27,6 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from genenv_gym.envs.travelplanner.generator import (
     CONSTRAINT_KINDS,
     CUISINES,
@@ -43,6 +41,7 @@ from genenv_gym.envs.travelplanner.solver import solve
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
+    TaskWriterBase,
     describe_skill,
     require_keys,
     strict_json_object,
@@ -108,17 +107,10 @@ def nearest_level(days: int, constraints: int, budget_ratio: float) -> int:
     return min(scored)[1] if scored else 0
 
 
-class TravelPlannerTaskWriter:
+class TravelPlannerTaskWriter(TaskWriterBase):
     """The TaskWriter of the ``travelplanner_sim`` domain (see the module docstring)."""
 
-    def __init__(self, domain: TravelPlannerSimDomain, seed: int = 0) -> None:
-        self.domain = domain
-        self.rng = np.random.default_rng(seed)
-
-    def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Valid procedural tasks spread over the levels."""
-        tasks = [self.domain.generate(i % self.domain.num_levels, rng) for i in range(n)]
-        return [t for t in tasks if not self.domain.validate(t)]
+    domain: TravelPlannerSimDomain
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         knobs = LEVELS[min(max(target.level, 0), len(LEVELS) - 1)]

@@ -71,6 +71,10 @@ class TravelPlannerToolsEnv(BenchmarkEnv):
     - ``data_dir``: data root holding ``travelplanner/`` (default ``$GENENV_DATA_DIR``).
 
     ``reset(options={"task_id": "train/1"})`` plays the first query of the split.
+
+    ## Version history
+    - v0: initial version (the official zero-shot ReAct tool loop, 30 collecting steps, then a plan graded as
+      in ``GenEnv-TravelPlanner-v0``)
     """
 
     def __init__(

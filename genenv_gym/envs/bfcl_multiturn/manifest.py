@@ -1,12 +1,16 @@
-"""The registered BFCL multi-turn env ids and domains (string entry points only: importing this is cheap)."""
+"""BFCL multi-turn: its env ids, domains, extra and paper column (its data is BFCL's, fetched with it)."""
 
 from __future__ import annotations
 
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
 
-ENV_ENTRIES: list[EnvEntry] = [
+#: Its actions are written as BFCL single-turn's are: ``[f(a=1)]`` or a JSON list.
+_CALLS = "genenv_gym.envs.bfcl.call_format:BFCL_CALLS"
+
+ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
         "GenEnv-BFCL-MultiTurn-v0",
         _ENV,
@@ -52,9 +56,31 @@ ENV_ENTRIES: list[EnvEntry] = [
         "checker, at the agent's skill",
         {"domain": "bfcl_multiturn"},
     ),
-]
+)
 
-DOMAINS: dict[str, str] = {
-    "bfcl_multiturn": "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain",
-    "bfcl_multiturn_step": "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnStepDomain",
-}
+MANIFEST = Manifest(
+    package="bfcl_multiturn",
+    order=5,
+    entries=ENTRIES,
+    domains=(
+        DomainSpec(
+            "bfcl_multiturn", "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain", call_format=_CALLS
+        ),
+        DomainSpec(
+            "bfcl_multiturn_step",
+            "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnStepDomain",
+            call_format=_CALLS,
+        ),
+    ),
+    # MathAPI.logarithm returns an mpmath number, as the official backend does.
+    extra=Extra("bfcl-multiturn", ("mpmath",)),
+    paper_columns=(
+        PaperColumn(
+            "BFCL",
+            1,
+            "GenEnv-BFCL-LongContext-Step-v0",
+            "overall",
+            "each turn of the multi-turn long-context entries as its own task, official multi-turn checker",
+        ),
+    ),
+)

@@ -1,0 +1,73 @@
+"""ALFWorld: its env ids, domains, data source, extra and paper column (read by the central modules)."""
+
+from __future__ import annotations
+
+from genenv_gym.data_source import DownloadScript, Source
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.alfworld.task_types import TASK_TYPES
+from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+
+_ENV = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
+
+ENTRIES: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        "GenEnv-ALFWorld-v0",
+        _ENV,
+        "ALFWorld on the real TextWorld engine: the 134 `valid_unseen` games, 50 steps, success rate",
+    ),
+    *(
+        EnvEntry(f"GenEnv-ALFWorld-{t.suffix}-v0", _ENV, f"task type `{t.name}`", {"task_types": [t.name]})
+        for t in TASK_TYPES
+    ),
+    EnvEntry(
+        "GenEnv-ALFWorld-Step-v0",
+        "genenv_gym.envs.alfworld.step_env:ALFWorldStepEnv",
+        "the paper's protocol: predict the expert's next command at every state of its walkthrough "
+        "(788 tasks), exact match",
+    ),
+    EnvEntry(
+        "GenEnv-Sim-ALFWorld-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "new goals over the real scenes, each checked solvable by the PDDL planner, at the agent's skill",
+        {"domain": "alfworld", "batch_size": 1},
+    ),
+)
+
+SOURCE = Source(
+    "alfworld",
+    "ALFWorld (TextWorld games over ALFRED scenes)",
+    (DownloadScript("alfworld-download", "alfworld", "ALFWORLD_DATA", "GitHub release assets"),),
+    "MIT",
+    {"logic/alfred.pddl": None, "logic/alfred.twl2": None},
+    {"json_2.1.1/valid_unseen/*/*/game.tw-pddl": 134},
+    "runs the official alfworld-download script (needs the alfworld extra and GitHub release assets)",
+    label="ALFWorld",
+)
+
+#: The admissible commands of a state: up to 64 become CandidateActions' choices.
+_CANDIDATES = 64
+
+MANIFEST = Manifest(
+    package="alfworld",
+    order=1,
+    entries=ENTRIES,
+    domains=(
+        DomainSpec("alfworld", "genenv_gym.envs.alfworld.domain:ALFWorldDomain", num_candidates=_CANDIDATES),
+        DomainSpec(
+            "alfworld_step",
+            "genenv_gym.envs.alfworld.step_domain:ALFWorldStepDomain",
+            num_candidates=_CANDIDATES,
+        ),
+    ),
+    source=SOURCE,
+    extra=Extra("alfworld", ("textworld", "alfworld")),
+    paper_columns=(
+        PaperColumn(
+            "ALFWorld",
+            0,
+            "GenEnv-ALFWorld-Step-v0",
+            "overall",
+            "next expert action at every state of the 134 valid_unseen walkthroughs, exact match",
+        ),
+    ),
+)

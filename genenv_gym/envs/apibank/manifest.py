@@ -1,0 +1,99 @@
+"""API-Bank: its env ids, domains, data source, extra and paper column (read by the central modules)."""
+
+from __future__ import annotations
+
+from genenv_gym.data_source import GitHubFiles, Source
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+
+_ENV = "genenv_gym.envs.apibank.env:APIBankEnv"
+
+_CALLS = "genenv_gym.envs.apibank.call_format:API_CALLS"
+
+ENTRIES: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        "GenEnv-APIBank-v0",
+        _ENV,
+        "API-Bank level-1 (399 API-call samples, APIs described), 50 simulated APIs, official verdict",
+        {"levels": ["level-1"]},
+    ),
+    EnvEntry(
+        "GenEnv-APIBank-L2-v0",
+        _ENV,
+        "API-Bank level-2 (135 API-call samples, only ToolSearcher described: retrieve, then call)",
+        {"levels": ["level-2"]},
+    ),
+    EnvEntry(
+        "GenEnv-APIBank-Response-v0",
+        "genenv_gym.envs.apibank.env:APIBankResponseEnv",
+        "API-Bank response turns after an API result (375 + 103 samples), ROUGE-L F1 as officially",
+    ),
+    EnvEntry(
+        "GenEnv-APIBank-Dialogue-v0",
+        "genenv_gym.envs.apibank.env:APIBankDialogueEnv",
+        "API-Bank whole dialogues (214 + 50): the agent plays the AI side, APIs answer live with state kept; "
+        "success when every recorded API effect is reached",
+    ),
+    EnvEntry(
+        "GenEnv-Sim-APIBank-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "new API-Bank dialogues over the simulated APIs (tokens, dependent calls, distractors, retrieval), "
+        "each checked by executing its reference call, at the agent's skill",
+        {"domain": "apibank", "domain_kwargs": {"scoring": "corrected"}},
+    ),
+)
+
+SOURCE = Source(
+    "apibank",
+    "API-Bank (level-1 and level-2 dialogues, init databases, API catalogue)",
+    (
+        GitHubFiles(
+            "AlibabaResearch/DAMO-ConvAI",
+            "483554eae102996f5ec1f4feab4e78ef29c2a394",
+            (
+                "api-bank/lv1-lv2-samples/",
+                "api-bank/init_database/",
+                "api-bank/data/",
+                "api-bank/lv3-samples/",
+            ),
+            strip=("api-bank/",),
+        ),
+    ),
+    "Apache-2.0",
+    {"data/all_apis.csv": None, "data/exceptions.json": None},
+    {
+        "lv1-lv2-samples/level-1-given-desc/*.jsonl": 214,
+        "lv1-lv2-samples/level-2-toolsearcher/*.jsonl": 50,
+        "init_database/*.json": 19,
+    },
+    "from the official GitHub repository at a fixed commit",
+    label="API-Bank",
+)
+
+MANIFEST = Manifest(
+    package="apibank",
+    order=3,
+    entries=ENTRIES,
+    domains=(
+        DomainSpec(
+            "apibank",
+            "genenv_gym.envs.apibank.domain:APIBankDomain",
+            task_writer="genenv_gym.envs.apibank.task_writer:APIBankTaskWriter",
+            call_format=_CALLS,
+        ),
+        DomainSpec(
+            "apibank_response", "genenv_gym.envs.apibank.domain:APIBankResponseDomain", call_format=_CALLS
+        ),
+        DomainSpec(
+            "apibank_dialogue", "genenv_gym.envs.apibank.domain:APIBankDialogueDomain", call_format=_CALLS
+        ),
+    ),
+    source=SOURCE,
+    # ROUGE-L of response turns with the package the official evaluation uses; ToolSearcher's BM25.
+    extra=Extra("apibank", ("rouge", "bm25s")),
+    paper_columns=(
+        PaperColumn(
+            "API-Bank", 2, "GenEnv-APIBank-v0", "overall", "level-1 API-call samples, official evaluator"
+        ),
+    ),
+)

@@ -1,0 +1,60 @@
+"""Bamboogle: its env ids, domains, data source, extra and paper column (read by the central modules)."""
+
+from __future__ import annotations
+
+from genenv_gym.data_source import Source, Urls
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+
+ENTRIES: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        "GenEnv-Bamboogle-v0",
+        "genenv_gym.envs.bamboogle.env:BamboogleEnv",
+        "Bamboogle (125 2-hop questions), Search-R1 loop (bm25 / http / closed-book), EM, cover-EM, F1",
+    ),
+    EnvEntry(
+        "GenEnv-Sim-Bamboogle-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "generated 1-4 hop questions over a fictional world and its BM25 corpus, at the agent's skill",
+        {"domain": "bamboogle_sim"},
+    ),
+)
+
+SOURCE = Source(
+    "bamboogle",
+    "Bamboogle (125 two-hop questions, FlashRAG format)",
+    (
+        Urls(
+            (
+                (
+                    "https://huggingface.co/datasets/RUC-NLPIR/FlashRAG_datasets/resolve/main/bamboogle/test.jsonl",
+                    "test.jsonl",
+                ),
+            )
+        ),
+    ),
+    "MIT",
+    {"test.jsonl": 125},
+    notes="FlashRAG's copy on the Hugging Face hub (the format Search-R1 reads)",
+    label="Bamboogle",
+)
+
+MANIFEST = Manifest(
+    package="bamboogle",
+    order=4,
+    entries=ENTRIES,
+    domains=(
+        DomainSpec("bamboogle", "genenv_gym.envs.bamboogle.domain:BamboogleDomain"),
+        DomainSpec(
+            "bamboogle_sim",
+            "genenv_gym.envs.bamboogle.sim_domain:BamboogleSimDomain",
+            task_writer="genenv_gym.envs.bamboogle.task_writer:BamboogleTaskWriter",
+        ),
+    ),
+    source=SOURCE,
+    # The BM25 retriever over a Search-R1-format corpus.
+    extra=Extra("bamboogle", ("bm25s",)),
+    paper_columns=(
+        PaperColumn("Bamboogle", 3, "GenEnv-Bamboogle-v0", "overall", "Search-R1 protocol, exact match"),
+    ),
+)

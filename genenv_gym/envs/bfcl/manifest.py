@@ -1,0 +1,74 @@
+"""BFCL single-turn: its env ids, domain, data source and extra (read by the central modules)."""
+
+from __future__ import annotations
+
+from genenv_gym.data_source import PipWheel, Source
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, RECORD_COUNTS, env_suffix
+from genenv_gym.manifest import DomainSpec, Extra, Manifest
+
+BFCL_EVAL_VERSION = "2026.3.23"
+_ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
+
+ENTRIES: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        "GenEnv-BFCL-v0",
+        _ENV,
+        f"BFCL v4, all {len(AST_CATEGORIES)} single-turn AST categories "
+        f"({sum(RECORD_COUNTS.values()):,} records), official AST metric",
+    ),
+    *(
+        EnvEntry(
+            f"GenEnv-BFCL-{env_suffix(c)}-v0",
+            _ENV,
+            f"category `{c}` ({RECORD_COUNTS[c]:,})",
+            {"categories": [c]},
+        )
+        for c in AST_CATEGORIES
+    ),
+    EnvEntry(
+        "GenEnv-Sim-BFCL-v0",
+        "genenv_gym.envs.simulator_env:SimulatorEnv",
+        "BFCL-style tasks generated at the agent's skill by the alpha-curriculum simulator",
+        {"domain": "bfcl"},
+    ),
+)
+
+#: The official data of BFCL single- and multi-turn (one folder, one wheel).
+SOURCE = Source(
+    "bfcl",
+    "Berkeley Function Calling Leaderboard v4",
+    (PipWheel(f"bfcl-eval=={BFCL_EVAL_VERSION}", "bfcl_eval/data/", ("unused_datasets/", "README.md")),),
+    "Apache-2.0",
+    {
+        **{f"BFCL_v4_{c}.json": n for c, n in RECORD_COUNTS.items()},
+        **{
+            f"possible_answer/BFCL_v4_{c}.json": n
+            for c, n in RECORD_COUNTS.items()
+            if c not in NO_GROUND_TRUTH
+        },
+        **{f"BFCL_v4_multi_turn_{c}.json": 200 for c in ("base", "miss_func", "miss_param", "long_context")},
+    },
+    {"multi_turn_func_doc/*.json": 8},
+    f"from the official bfcl-eval {BFCL_EVAL_VERSION} wheel on PyPI (pip download; no other network)",
+    label="BFCL",
+)
+
+MANIFEST = Manifest(
+    package="bfcl",
+    order=0,
+    entries=ENTRIES,
+    domains=(
+        DomainSpec(
+            "bfcl",
+            "genenv_gym.envs.bfcl.domain:BFCLDomain",
+            task_writer="genenv_gym.envs.bfcl.task_writer:BFCLTaskWriter",
+            call_format="genenv_gym.envs.bfcl.call_format:BFCL_CALLS",
+            candidate_source="genenv_gym.envs.bfcl.candidates:BFCLCandidates",
+            num_candidates=4,
+        ),
+    ),
+    source=SOURCE,
+    # BFCL's Java / JavaScript answers are parsed with the grammar versions the official checker pins.
+    extra=Extra("bfcl", ("tree_sitter", "tree_sitter_java", "tree_sitter_javascript")),
+)

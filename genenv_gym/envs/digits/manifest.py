@@ -1,0 +1,36 @@
+"""Digits, the trainer's CPU miniature: its env ids and domain (read by the central modules)."""
+
+from __future__ import annotations
+
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.digits.domain import DigitsDomain
+from genenv_gym.manifest import DomainSpec, Manifest
+
+MANIFEST = Manifest(
+    package="digits",
+    order=2,
+    entries=(
+        EnvEntry(
+            "GenEnv-Digits-v0",
+            "genenv_gym.envs.digits.env:DigitsEnv",
+            f"digit-string reversal, {DigitsDomain.num_levels} levels in half steps of length (1-8 digits), "
+            "a fixed 200-task held-out set: the trainer's CPU miniature",
+        ),
+        EnvEntry(
+            "GenEnv-Sim-Digits-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "digit-reversal tasks generated at the agent's skill by the alpha-curriculum simulator",
+            {"domain": "digits"},
+        ),
+    ),
+    domains=(
+        DomainSpec(
+            "digits",
+            "genenv_gym.envs.digits.domain:DigitsDomain",
+            task_writer="genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
+        ),
+        # Variants for the curriculum-efficacy designs (docs/training.md): other lengths per level.
+        DomainSpec("digits-wide", "genenv_gym.envs.digits.domain:digits_wide"),
+        DomainSpec("digits-lengths", "genenv_gym.envs.digits.domain:digits_lengths"),
+    ),
+)
