@@ -14,7 +14,7 @@ from typing import Any
 from genenv_gym.agents.backends.base import Completion
 from genenv_gym.agents.chat_session import environment_turn
 from genenv_gym.agents.llm_agent import parse_action
-from genenv_gym.envs.benchmark_env import EpisodeRunner
+from genenv_gym.envs.text_env import EpisodeRunner
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.task import Task, thaw
 
