@@ -13,6 +13,8 @@ CORE_EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "export": ("pyarrow",),
     "sglang": ("sglang",),
     "gguf": ("gguf", "accelerate"),
+    "trl": ("trl", "datasets"),
+    "verl": ("verl", "ray", "hydra", "omegaconf", "tensordict"),
 }
 
 #: extra -> the top-level modules it provides: the core extras and each benchmark manifest's own.

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_episode import LiveEpisode
 from genenv_gym.integrations.live_tasks import LiveTasks
 
@@ -149,6 +150,7 @@ def trl_environment(
         limit: at most this many benchmark tasks (in the env's order).
         seed: the first proposal seed of a simulator id's stream.
     """
+    require_extra("trl", "trl_environment")
     import datasets
 
     tasks = LiveTasks(env_id, num_generations, env_kwargs)

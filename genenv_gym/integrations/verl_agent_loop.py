@@ -27,14 +27,17 @@ import json
 from typing import Any
 from uuid import uuid4
 
-from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
-
 from genenv_gym.agents.backends.base import Completion
 from genenv_gym.agents.chat_session import ChatSession
 from genenv_gym.export.exporter import VERL_AGENT_NAME
+from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_episode import LiveEpisode
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.integrations.template_backend import TemplateBackend
+
+require_extra("verl", "genenv_gym.integrations.verl_agent_loop")
+
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register  # noqa: E402
 
 #: The ``agent_name`` that selects this loop (the value ``genenv export --format verl`` writes).
 AGENT_NAME = VERL_AGENT_NAME
