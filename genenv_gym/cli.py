@@ -18,8 +18,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.markdown:
         print(env_table_markdown())
         return 0
-    width = max(len(e.id) for e in ENV_ENTRIES)
-    for entry in ENV_ENTRIES:
+    from genenv_gym.remote.registration import CLIENT_ENTRIES
+
+    entries = (*ENV_ENTRIES, *CLIENT_ENTRIES)
+    width = max(len(e.id) for e in entries)
+    for entry in entries:
         print(f"{entry.id:<{width}}  {entry.description}")
     return 0
 
@@ -388,9 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
     export_parser.set_defaults(func=cmd_export)
     from genenv_gym.cli_data import add_data_command
     from genenv_gym.cli_train import add_train_command
+    from genenv_gym.serve.cli import add_serve_command
 
     add_train_command(commands)
     add_data_command(commands)
+    add_serve_command(commands)
     return parser
 
 

@@ -16,6 +16,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "apibank": ("rouge", "bm25s"),
     "bamboogle": ("bm25s",),
     "bfcl-multiturn": ("mpmath",),
+    "serve": ("fastapi", "uvicorn", "websockets"),
 }
 
 #: Extras that pull in torch: on a CPU-only machine torch's CPU build should be installed first.
