@@ -39,13 +39,15 @@ class WebSocketTransport:
         ws_url = url.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
         self.env_kwargs = env_kwargs
         self.timeout_s = timeout_s
+        # entered at once: the connection lives as long as this env, closed by ``close()`` (websockets 17
+        # warns about a connection that is never entered)
         self.ws = connect(
             f"{ws_url}/envs/{env_id}/ws",
             additional_headers={"Authorization": f"Bearer {token}"} if token else None,
             open_timeout=timeout_s,
             close_timeout=5,
             max_size=max_message_bytes,
-        )
+        ).__enter__()
 
     def _ask(self, message: dict[str, Any]) -> dict[str, Any]:
         self.ws.send(json.dumps(message))

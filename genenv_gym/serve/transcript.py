@@ -88,7 +88,11 @@ def record_vector(
     seed: int | None = 0,
     options: dict[str, Any] | None = None,
 ) -> Transcript:
-    """``record`` on copy 0 of a vector env (every copy gets the same actions; copy 0 is read)."""
+    """``record`` on copy 0 of a vector env (every copy gets the same actions; copy 0 is read).
+
+    Use one copy to compare infos: Gymnasium stacks the copies' infos key by key, and a key whose values
+    differ in type across copies (a dict in one, None in another) does not come back intact.
+    """
     n = vector_env.num_envs
     obs, infos = vector_env.reset(seed=seed, options=options)
     start = (obs[0], info_to_json(unstack_info(infos, 0)))
@@ -108,7 +112,7 @@ def unstack_info(infos: dict[str, Any], index: int) -> dict[str, Any]:
     """Copy ``index``'s info out of a vector env's stacked infos (Gymnasium's ``_key`` masks)."""
     info: dict[str, Any] = {}
     for key, value in infos.items():
-        if key.startswith("_"):
+        if isinstance(key, str) and key.startswith("_"):
             continue
         mask = infos.get(f"_{key}")
         if mask is not None and not bool(mask[index]):
