@@ -18,17 +18,17 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("websockets")
 
-from genenv_gym.serve.app import ServeConfig  # noqa: E402
-from genenv_gym.serve.catalog import Catalog, registered_env_ids  # noqa: E402
-from genenv_gym.serve.server import BackgroundServer  # noqa: E402
-from genenv_gym.serve.transcript import (  # noqa: E402
+from genenv_gym.serve.app import ServeConfig
+from genenv_gym.serve.catalog import Catalog, registered_env_ids
+from genenv_gym.serve.server import BackgroundServer
+from genenv_gym.serve.transcript import (
     StepRecord,
     Transcript,
     record,
     record_vector,
     scripted_actions,
 )
-from genenv_gym.serve.wire import info_to_json  # noqa: E402
+from genenv_gym.serve.wire import info_to_json
 
 ALL_IDS = registered_env_ids()
 SCRIPTS = ["oracle", "random"]
@@ -78,7 +78,7 @@ def server(offline_envs_for_session):
 def assert_same(got: Transcript, expected: Transcript) -> None:
     assert (got.observation, got.info) == (expected.observation, expected.info)
     assert len(got.steps) == len(expected.steps)
-    for index, (step, reference) in enumerate(zip(got.steps, expected.steps)):
+    for index, (step, reference) in enumerate(zip(got.steps, expected.steps, strict=True)):
         assert step == reference, f"step {index} differs"
 
 
