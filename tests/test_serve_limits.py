@@ -264,3 +264,26 @@ def test_record_replays_a_remote_episode_of_the_real_data(shared_data_dir):
         env = gym.make("GenEnv-Remote-v0", url=url, env_id=MULTI)
         assert record(env, expected.actions, seed=5) == expected
         env.close()
+
+
+def test_concurrent_sessions_of_a_thread_unsafe_engine_play_correctly(alfworld_tiny_root):
+    """ALFWorld's engine (textworld's shared PDDL parser) fails when two threads reset at once; sessions
+    played concurrently from eight client threads still give the in-process transcripts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    env_id = "GenEnv-ALFWorld-v0"
+    local = gym.make(env_id, data_dir=alfworld_tiny_root)
+    expected = [scripted_actions(local, "oracle", seed=seed) for seed in range(8)]
+    local.close()
+    catalog = Catalog([env_id], {"data_dir": alfworld_tiny_root})
+    with BackgroundServer(ServeConfig(catalog)) as url:
+
+        def play(seed: int):
+            env = gym.make("GenEnv-Remote-v0", url=url, env_id=env_id)
+            try:
+                return record(env, expected[seed].actions, seed=seed)
+            finally:
+                env.close()
+
+        with ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(play, range(8))) == expected

@@ -31,6 +31,12 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         help="JSON object: gymnasium.make kwargs for each id that takes them",
     )
     parser.add_argument("--max-sessions", type=int, default=defaults.max_sessions)
+    parser.add_argument(
+        "--env-threads",
+        type=int,
+        default=defaults.env_threads,
+        help="threads running env code (default 1: safe for every env; ALFWorld's engine needs it)",
+    )
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout_s, help="seconds")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout_s, help="seconds")
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes)
@@ -71,6 +77,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ["GENENV_DATA_DIR"] = args.data_dir
     limits = ServeLimits(
         max_sessions=args.max_sessions,
+        env_threads=args.env_threads,
         idle_timeout_s=args.idle_timeout,
         step_timeout_s=args.step_timeout,
         max_body_bytes=args.max_body_bytes,

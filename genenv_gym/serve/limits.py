@@ -23,9 +23,11 @@ class ServeLimits:
 
     #: Sessions (HTTP sessions, WebSocket connections and one-shot stateless requests together).
     max_sessions: int = 64
+    #: Worker threads running env code, each session pinned to one (see serve/sessions.py: 1 is safe).
+    env_threads: int = 1
     #: A session with no request for this long is closed and its env freed.
     idle_timeout_s: float = 300.0
-    #: A reset or step that takes longer is answered 504 and its session closed.
+    #: A reset or step running longer than this is answered 504 and its session closed.
     step_timeout_s: float = 60.0
     #: Building an env (loading a benchmark) that takes longer is answered 504.
     make_timeout_s: float = 300.0

@@ -1,8 +1,13 @@
-"""Sessions: each one owns its own env instance and the one thread that runs it.
+"""Sessions: each one owns its own env instance, always run by the same worker thread.
 
 One ``SessionManager`` counts every env the server holds (HTTP sessions, WebSocket connections, one-shot
 stateless requests) against ``max_sessions``, runs each reset/step under a time limit, closes sessions
 idle longer than the idle timeout, and closes every env at shutdown.
+
+Env code runs on ``env_threads`` worker threads (default 1), each session pinned to one of them. One
+thread is the safe default: some envs' libraries share parsers between instances (textworld's PDDL parser,
+used by ALFWorld, fails when two threads parse at once), and Python's GIL leaves little to gain from
+more threads for pure-Python envs; to use more cores, run more servers and give clients the pool.
 """
 
 from __future__ import annotations
@@ -28,12 +33,12 @@ EnvFactory = Callable[[str, dict[str, Any]], gym.Env]
 class Session:
     """One client's env: built once, used by one request at a time, on its own thread."""
 
-    def __init__(self, env_id: str, kind: str) -> None:
+    def __init__(self, env_id: str, kind: str, executor: ThreadPoolExecutor) -> None:
         self.id = uuid.uuid4().hex
         self.env_id = env_id
         self.kind = kind
         self.env: gym.Env | None = None
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"genenv-{kind}")
+        self.executor = executor
         self.lock = asyncio.Lock()
         self.last_used = time.monotonic()
         self.episode_id: str | None = None
@@ -52,6 +57,11 @@ class SessionManager:
         self.factory = factory
         self.limits = limits
         self.sessions: dict[str, Session] = {}
+        self.workers = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"genenv-env-{i}")
+            for i in range(limits.env_threads)
+        ]
+        self._next_worker = itertools.count()
         self._episodes = itertools.count(1)
         #: Threads left running by a reset/step past its time limit (their sessions are closed).
         self.abandoned_calls = 0
@@ -63,7 +73,7 @@ class SessionManager:
                 f"the server holds {len(self.sessions)} sessions, its limit (--max-sessions); "
                 "close one or try another server"
             )
-        session = Session(env_id, kind)
+        session = Session(env_id, kind, self.workers[next(self._next_worker) % len(self.workers)])
         self.sessions[session.id] = session
         return session
 
@@ -102,10 +112,20 @@ class SessionManager:
         return session.episode_id
 
     async def _run(self, session: Session, fn: Callable[[], Any], timeout: float) -> Any:
+        """``fn`` on the session's worker; ``timeout`` counts from when the worker starts it (time queued
+        behind other sessions' calls on the same worker does not count)."""
         if session.closed:
             raise UnknownSession(f"session {session.id} is closed")
-        future = asyncio.get_running_loop().run_in_executor(session.executor, fn)
+        loop = asyncio.get_running_loop()
+        started = loop.create_future()
+
+        def run() -> Any:
+            loop.call_soon_threadsafe(lambda: started.done() or started.set_result(None))
+            return fn()
+
+        future = loop.run_in_executor(session.executor, run)
         try:
+            await asyncio.wait({started, future}, return_when=asyncio.FIRST_COMPLETED)
             return await asyncio.wait_for(asyncio.shield(future), timeout)
         except asyncio.TimeoutError:
             self.abandoned_calls += 1
@@ -127,7 +147,6 @@ class SessionManager:
             if wait:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(future), self.limits.step_timeout_s)
-        session.executor.shutdown(wait=False)
 
     async def reap_idle(self) -> int:
         """Close every HTTP session idle beyond the timeout (WebSocket loops time out on their own)."""
@@ -150,6 +169,8 @@ class SessionManager:
     async def close_all(self) -> None:
         """Close every session's env (graceful shutdown)."""
         await asyncio.gather(*(self.close(s) for s in list(self.sessions.values())))
+        for worker in self.workers:
+            worker.shutdown(wait=False)
 
 
 def _close_quietly(env: gym.Env) -> None:
