@@ -147,3 +147,11 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
     assert process.returncode in (0, -signal.SIGTERM), err
     assert "Application shutdown complete" in err
     assert f"http://127.0.0.1:{port}/envs/<env id>" in err
+
+
+def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
+    rows = [line for line in doc.splitlines() if line.startswith("| `GenEnv-")]
+    assert [row.split("`")[1] for row in rows] == registered_env_ids()
