@@ -102,14 +102,15 @@ def scripts(env_id: str, n: int, deadline: Deadline) -> list[Transcript]:
 
 
 def in_process(env_id: str, expected: list[Transcript]) -> tuple[float, int, str]:
-    """(seconds, steps, how) of make_vec sync playing every script, copy i on seed i (the reset included,
-    the make not: served sessions are timed from their reset too). Where Gymnasium cannot stack the
-    copies' infos (keys whose type differs across copies), the same N envs are stepped in a plain loop
-    instead, and ``how`` says so."""
+    """(seconds, steps, how) of make_vec sync playing every script, copy i on seed i. Timed as the served
+    sessions are: after a first, untimed reset (it loads each copy's task: ALFWorld parses its game), from
+    a second reset to the last step. Where Gymnasium cannot stack the copies' infos (keys whose type
+    differs across copies), the same N envs are stepped in a plain loop instead, and ``how`` says so."""
     n = len(expected)
     lengths = [len(t.actions) for t in expected]
     try:
         vector = gym.make_vec(env_id, n, "sync")
+        vector.reset(seed=0)
         start = time.perf_counter()
         vector.reset(seed=0)
         for t in range(max(lengths)):
@@ -118,6 +119,8 @@ def in_process(env_id: str, expected: list[Transcript]) -> tuple[float, int, str
         how = "make_vec sync"
     except (AttributeError, TypeError, ValueError) as error:
         envs = [gym.make(env_id) for _ in range(n)]
+        for i, env in enumerate(envs):
+            env.reset(seed=i)
         start = time.perf_counter()
         for i, env in enumerate(envs):
             env.reset(seed=i)

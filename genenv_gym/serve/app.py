@@ -118,18 +118,21 @@ def create_app(config: ServeConfig) -> FastAPI:
         description = next((e.description for e in ENV_ENTRIES if e.id == env_id), "")
         return {"name": env_id, "description": description, "version": _version()}
 
+    spec_locks: dict[str, asyncio.Lock] = {}
+
     @app.get("/envs/{env_id}/spec")
     async def env_spec(env_id: str) -> dict[str, Any]:
         catalog.check(env_id)
-        known = catalog.known_spaces(env_id)
-        if known is not None:
-            return known
-        session = manager.open(env_id, "oneshot")
-        try:
-            await manager.build(session, {})
-            return catalog.spaces(env_id, session.env)
-        finally:
-            await manager.close(session)
+        async with spec_locks.setdefault(env_id, asyncio.Lock()):  # many clients at once: one env built
+            known = catalog.known_spaces(env_id)
+            if known is not None:
+                return known
+            session = manager.open(env_id, "oneshot")
+            try:
+                await manager.build(session, {})
+                return catalog.spaces(env_id, session.env)
+            finally:
+                await manager.close(session)
 
     @app.post("/envs/{env_id}/sessions", status_code=201)
     async def open_session(env_id: str, request: Request) -> dict[str, Any]:
