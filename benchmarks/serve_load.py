@@ -101,13 +101,30 @@ def scripts(env_id: str, n: int, deadline: Deadline) -> list[Transcript]:
     return result
 
 
-def in_process(env_id: str, expected: list[Transcript]) -> tuple[float, int, str]:
-    """(seconds, steps, how) of make_vec sync playing every script, copy i on seed i. Timed as the served
-    sessions are: after a first, untimed reset (it loads each copy's task: ALFWorld parses its game), from
-    a second reset to the last step. Where Gymnasium cannot stack the copies' infos (keys whose type
-    differs across copies), the same N envs are stepped in a plain loop instead, and ``how`` says so."""
+def in_process(env_id: str, expected: list[Transcript]) -> dict:
+    """Steps/s of the same work in-process, timed as the served sessions are (after an untimed first
+    reset, which loads each task: ALFWorld parses its game; from a second reset to the last step):
+
+    - ``loop``: N envs, each playing its script (what make_vec sync does, without stacking infos and
+      without autoreset); the baseline of the ratio;
+    - ``make_vec``: ``gymnasium.make_vec(env_id, N, "sync")``, copy i on seed i, a copy whose script has
+      ended stepped with ``"look"`` (its autoreset loads a new task), or why it failed.
+    """
     n = len(expected)
     lengths = [len(t.actions) for t in expected]
+    envs = [gym.make(env_id) for _ in range(n)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    start = time.perf_counter()
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    for t in range(max(lengths)):
+        for i, env in enumerate(envs):
+            if t < lengths[i]:
+                env.step(expected[i].actions[t])
+    result = {"loop": sum(lengths) / (time.perf_counter() - start)}
+    for env in envs:
+        env.close()
     try:
         vector = gym.make_vec(env_id, n, "sync")
         vector.reset(seed=0)
@@ -115,23 +132,11 @@ def in_process(env_id: str, expected: list[Transcript]) -> tuple[float, int, str
         vector.reset(seed=0)
         for t in range(max(lengths)):
             vector.step(tuple(e.actions[t] if t < lengths[i] else "look" for i, e in enumerate(expected)))
+        result["make_vec"] = sum(lengths) / (time.perf_counter() - start)
         vector.close()
-        how = "make_vec sync"
-    except (AttributeError, TypeError, ValueError) as error:
-        envs = [gym.make(env_id) for _ in range(n)]
-        for i, env in enumerate(envs):
-            env.reset(seed=i)
-        start = time.perf_counter()
-        for i, env in enumerate(envs):
-            env.reset(seed=i)
-        for t in range(max(lengths)):
-            for i, env in enumerate(envs):
-                if t < lengths[i]:
-                    env.step(expected[i].actions[t])
-        for env in envs:
-            env.close()
-        how = f"{n} envs in a loop (make_vec sync failed stacking infos: {type(error).__name__})"
-    return time.perf_counter() - start, sum(lengths), how
+    except (AttributeError, TypeError, ValueError) as error:  # Gymnasium stacking infos that differ
+        result["make_vec"] = f"failed: {type(error).__name__}: {error}"
+    return result
 
 
 def check_vector_copy(env_id: str, expected: Transcript) -> bool:
@@ -291,6 +296,10 @@ def killed_client(url: str, env_id: str) -> float:
     return time.monotonic() - start
 
 
+def _figure(value: float | str) -> str:
+    return f"{value:.0f}" if isinstance(value, float) else value.split(":")[0] + " (stacking infos)"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -312,7 +321,7 @@ def main() -> int:
             expected = scripts(env_id, args.sessions, deadline)
             assert check_vector_copy(env_id, expected[0]), f"{env_id}: make_vec differs from in-process"
             deadline.check(f"baseline of {env_id}")
-            local_seconds, local_steps, how = in_process(env_id, expected)
+            local = in_process(env_id, expected)
             deadline.check(f"quiet run of {env_id}")
             before = rss_mb(server.pid)
             quiet = remote_play(url, env_id, expected, server.pid)
@@ -334,8 +343,8 @@ def main() -> int:
                 "env_id": env_id,
                 "sessions": args.sessions,
                 "steps": quiet["steps"],
-                "in_process": how,
-                "in_process_steps_per_s": local_steps / local_seconds,
+                "in_process_steps_per_s": local["loop"],
+                "make_vec_sync_steps_per_s": local["make_vec"],
                 "served_steps_per_s": quiet["steps"] / quiet["seconds"],
                 "p50_ms": quiet["p50_ms"],
                 "p99_ms": quiet["p99_ms"],
@@ -357,13 +366,14 @@ def main() -> int:
         print(f"killed client: its session freed {freed:.2f} s after SIGKILL")
         print()
         print(
-            "| env id | sessions | steps | in-process steps/s | served steps/s | ratio | p50 ms | p99 ms "
-            "| MB/session | transcripts = in-process | malformed: statuses | noisy = quiet |"
+            "| env id | sessions | steps | in-process steps/s | make_vec sync steps/s | served steps/s | ratio "
+            "| p50 ms | p99 ms | MB/session | transcripts = in-process | malformed: statuses | noisy = quiet |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in results:
             print(
                 f"| `{r['env_id']}` | {r['sessions']} | {r['steps']} | {r['in_process_steps_per_s']:.0f} "
+                f"| {_figure(r['make_vec_sync_steps_per_s'])} "
                 f"| {r['served_steps_per_s']:.0f} | {r['ratio']:.2f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} "
                 f"| {r['mb_per_session']:.1f} | {r['quiet_equal_in_process']} | {r['malformed_statuses']} "
                 f"| {r['noisy_equal_quiet']} |"
