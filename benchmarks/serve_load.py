@@ -366,8 +366,9 @@ def main() -> int:
         print(f"killed client: its session freed {freed:.2f} s after SIGKILL")
         print()
         print(
-            "| env id | sessions | steps | in-process steps/s | make_vec sync steps/s | served steps/s | ratio "
-            "| p50 ms | p99 ms | MB/session | transcripts = in-process | malformed: statuses | noisy = quiet |"
+            "| env id | sessions | steps | in-process steps/s | make_vec sync steps/s | served steps/s "
+            "| ratio | p50 ms | p99 ms | MB/session | transcripts = in-process | malformed: statuses "
+            "| noisy = quiet |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in results:
