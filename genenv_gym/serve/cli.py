@@ -47,6 +47,7 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help="require 'Authorization: Bearer <token>', the token read from environment variable NAME",
     )
+    parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
 
@@ -88,5 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"(WebSocket /envs/<env id>/ws), at most {limits.max_sessions} sessions",
         file=sys.stderr,
     )
-    uvicorn_server(ServeConfig(catalog, limits, token), args.host, args.port).run()
+    uvicorn_server(
+        ServeConfig(catalog, limits, token), args.host, args.port, access_log=args.access_log
+    ).run()
     return 0

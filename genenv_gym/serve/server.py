@@ -10,8 +10,15 @@ from typing import Any
 from genenv_gym.serve.app import ServeConfig, create_app
 
 
-def uvicorn_server(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"):
-    """A ``uvicorn.Server`` for ``config``: WebSocket messages bounded like bodies, 5 s to shut down."""
+def uvicorn_server(
+    config: ServeConfig,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    access_log: bool = False,
+):
+    """A ``uvicorn.Server`` for ``config``: WebSocket messages bounded like bodies, 5 s to shut down, no
+    line per request unless ``access_log``."""
     import uvicorn
 
     app = create_app(config)
@@ -21,6 +28,7 @@ def uvicorn_server(config: ServeConfig, host: str = "127.0.0.1", port: int = 800
             host=host,
             port=port,
             log_level=log_level,
+            access_log=access_log,
             ws_max_size=config.limits.max_body_bytes,
             timeout_graceful_shutdown=5,
             lifespan="on",
