@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.registration import ENV_ENTRIES
+from genenv_gym.registration import CLIENT_ENTRIES, ENV_ENTRIES
 from genenv_gym.suggest import did_you_mean
 
 
@@ -18,8 +18,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.markdown:
         print(env_table_markdown())
         return 0
-    width = max(len(e.id) for e in ENV_ENTRIES)
-    for entry in ENV_ENTRIES:
+    entries = (*ENV_ENTRIES, *CLIENT_ENTRIES)
+    width = max(len(e.id) for e in entries)
+    for entry in entries:
         print(f"{entry.id:<{width}}  {entry.description}")
     return 0
 
@@ -394,9 +395,11 @@ def build_parser() -> argparse.ArgumentParser:
     export_parser.set_defaults(func=cmd_export)
     from genenv_gym.cli_data import add_data_command
     from genenv_gym.cli_train import add_train_command
+    from genenv_gym.serve.cli import add_serve_command
 
     add_train_command(commands)
     add_data_command(commands)
+    add_serve_command(commands)
     return parser
 
 

@@ -13,6 +13,7 @@ CORE_EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "export": ("pyarrow",),
     "sglang": ("sglang",),
     "gguf": ("gguf", "accelerate"),
+    "serve": ("fastapi", "uvicorn", "websockets"),
     "trl": ("trl", "datasets"),
     "verl": ("verl", "ray", "hydra", "omegaconf", "tensordict"),
 }

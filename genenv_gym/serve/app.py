@@ -1,0 +1,381 @@
+"""The FastAPI app: OpenEnv's routes for every served env id, under ``/envs/<env id>``.
+
+OpenEnv (``openenv-core`` 0.3.0) routes, per env id:
+
+- ``WS   /envs/<id>/ws``: one session per connection (its own env); messages ``reset`` / ``step`` /
+  ``state`` / ``close`` answered with ``observation`` / ``state`` / ``error``, as ``EnvClient`` speaks.
+- ``POST /envs/<id>/reset``, ``POST /envs/<id>/step``, ``GET /envs/<id>/state``: OpenEnv's stateless HTTP
+  (each reset builds a fresh env and closes it; a step without a session has no episode and is refused).
+- ``GET /envs/<id>/schema``, ``/health``, ``/metadata``.
+
+Our session extension for multi-turn play over plain HTTP (not part of OpenEnv):
+``POST /envs/<id>/sessions`` (body ``{"env_kwargs": {...}}``) returns a ``session_id``; ``reset``, ``step``
+and ``state`` with that ``session_id`` (in the body, or ``?session_id=`` for ``state``) play that
+session's env; ``DELETE /envs/<id>/sessions/<session id>`` closes it. Also ours: ``GET /envs`` (the ids),
+``GET /envs/<id>/spec`` (the spaces), and ``GET /health`` with the session counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from genenv_gym.serve.catalog import Catalog
+from genenv_gym.serve.contract import (
+    ResetRequest,
+    observation_payload,
+    parse_action,
+    parse_reset,
+    parse_step,
+    schemas,
+)
+from genenv_gym.serve.errors import EnvFailed, EpisodeStateError, ServeError, TooLarge
+from genenv_gym.serve.limits import ServeLimits, check_token
+from genenv_gym.serve.sessions import Session, SessionManager
+from genenv_gym.serve.wire import options_from_json
+
+
+@dataclass
+class ServeConfig:
+    """What ``create_app`` serves and under which limits."""
+
+    catalog: Catalog
+    limits: ServeLimits = field(default_factory=ServeLimits)
+    token: str | None = None
+
+
+def create_app(config: ServeConfig) -> FastAPI:
+    """The server app for ``config`` (run it with uvicorn; ``genenv serve`` does)."""
+    manager = SessionManager(config.catalog.make, config.limits)
+    catalog, limits = config.catalog, config.limits
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        reaper = asyncio.create_task(manager.reap_forever())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            await manager.close_all()
+
+    app = FastAPI(title="genenv-gym environments (OpenEnv contract)", lifespan=lifespan)
+    app.state.manager = manager
+    app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+
+    @app.exception_handler(ServeError)
+    async def serve_error(request: Request, error: ServeError) -> JSONResponse:
+        return JSONResponse(error.payload(), status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": "VALIDATION_ERROR"}, status_code=422)
+
+    @app.middleware("http")
+    async def bearer_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+        if request.url.path != "/health":
+            try:
+                check_token(config.token, request.headers.get("authorization"))
+            except ServeError as error:
+                return JSONResponse(error.payload(), status_code=error.status)
+        return await call_next(request)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {
+            "status": "healthy",
+            "active_sessions": len(manager.sessions),
+            "max_sessions": limits.max_sessions,
+            "env_ids": len(catalog.env_ids),
+        }
+
+    @app.get("/envs")
+    async def env_ids() -> dict[str, Any]:
+        return {"env_ids": catalog.env_ids}
+
+    @app.get("/envs/{env_id}/health")
+    async def env_health(env_id: str) -> dict[str, str]:
+        catalog.check(env_id)
+        return {"status": "healthy"}
+
+    @app.get("/envs/{env_id}/schema")
+    async def env_schema(env_id: str) -> dict[str, Any]:
+        catalog.check(env_id)
+        return schemas()
+
+    @app.get("/envs/{env_id}/metadata")
+    async def env_metadata(env_id: str) -> dict[str, Any]:
+        catalog.check(env_id)
+        from genenv_gym.registration import ENV_ENTRIES
+
+        description = next((e.description for e in ENV_ENTRIES if e.id == env_id), "")
+        return {"name": env_id, "description": description, "version": _version()}
+
+    spec_locks: dict[str, asyncio.Lock] = {}
+
+    @app.get("/envs/{env_id}/spec")
+    async def env_spec(env_id: str) -> dict[str, Any]:
+        catalog.check(env_id)
+        async with spec_locks.setdefault(env_id, asyncio.Lock()):  # many clients at once: one env built
+            known = catalog.known_spaces(env_id)
+            if known is not None:
+                return known
+            session = manager.open(env_id, "oneshot")
+            try:
+                await manager.build(session, {})
+                return catalog.spaces(env_id, session.env)
+            finally:
+                await manager.close(session)
+
+    @app.post("/envs/{env_id}/sessions", status_code=201)
+    async def open_session(env_id: str, request: Request) -> dict[str, Any]:
+        catalog.check(env_id)
+        body = await _json_body(request, default={})
+        if not isinstance(body, dict) or set(body) - {"env_kwargs"}:
+            raise ServeError('session body must be {"env_kwargs": {...}} or empty', 422)
+        kwargs = body.get("env_kwargs") or {}
+        if not isinstance(kwargs, dict):
+            raise ServeError("env_kwargs must be an object", 422)
+        session = manager.open(env_id, "http")
+        try:
+            await manager.build(session, kwargs)
+        except BaseException:
+            await manager.close(session)
+            raise
+        return {"session_id": session.id, **catalog.spaces(env_id, session.env)}
+
+    @app.delete("/envs/{env_id}/sessions/{session_id}")
+    async def close_session(env_id: str, session_id: str) -> dict[str, Any]:
+        catalog.check(env_id)
+        await manager.close(manager.get(session_id, env_id))
+        return {"session_id": session_id, "closed": True}
+
+    @app.post("/envs/{env_id}/reset")
+    async def http_reset(env_id: str, request: Request) -> dict[str, Any]:
+        catalog.check(env_id)
+        reset = parse_reset(await _json_body(request, default={}))
+        if reset.session_id is None:
+            session = manager.open(env_id, "oneshot")
+            try:
+                await manager.build(session, reset.env_kwargs)
+                return await _reset(manager, session, reset)
+            finally:
+                await manager.close(session)
+        session = manager.get(reset.session_id, env_id)
+        if reset.env_kwargs:
+            raise ServeError("env_kwargs belong to POST /envs/<id>/sessions, not to a session's reset", 422)
+        return await _reset(manager, session, reset)
+
+    @app.post("/envs/{env_id}/step")
+    async def http_step(env_id: str, request: Request) -> dict[str, Any]:
+        catalog.check(env_id)
+        action, session_id = parse_step(await _json_body(request), limits.max_action_chars)
+        if session_id is None:
+            raise EpisodeStateError(
+                "a step without a session has no episode (OpenEnv's HTTP /step builds a fresh env): "
+                "open one with POST /envs/<id>/sessions and send its session_id, or use the WebSocket /ws"
+            )
+        return await _step(manager, manager.get(session_id, env_id), action)
+
+    @app.get("/envs/{env_id}/state")
+    async def http_state(env_id: str, session_id: str | None = None) -> dict[str, Any]:
+        catalog.check(env_id)
+        if session_id is None:
+            return {"episode_id": None, "step_count": 0, "env_id": env_id}
+        return manager.get(session_id, env_id).state()
+
+    @app.websocket("/envs/{env_id}/ws")
+    async def websocket_session(websocket: WebSocket, env_id: str) -> None:
+        await websocket.accept()
+        session: Session | None = None
+        try:
+            check_token(config.token, websocket.headers.get("authorization"))
+            catalog.check(env_id)
+            session = manager.open(env_id, "ws")
+            await _websocket_loop(websocket, manager, session, limits)
+        except ServeError as error:
+            with contextlib.suppress(Exception):
+                await websocket.send_json(_ws_error(error))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if session is not None:
+                await manager.close(session)
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+    return app
+
+
+async def _websocket_loop(
+    websocket: WebSocket, manager: SessionManager, session: Session, limits: ServeLimits
+) -> None:
+    """Answer one connection's messages in order until it closes, sends ``close`` or idles out."""
+    env_kwargs: dict[str, Any] | None = None
+    while True:
+        try:
+            message = await asyncio.wait_for(websocket.receive(), limits.idle_timeout_s)
+        except asyncio.TimeoutError:
+            await websocket.send_json(
+                {"type": "error", "data": {"message": "idle timeout: session closed", "code": "IDLE_TIMEOUT"}}
+            )
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        raw = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+        try:
+            if len(raw) > limits.max_body_bytes:
+                raise TooLarge(f"message of {len(raw)} bytes, more than the limit of {limits.max_body_bytes}")
+            try:
+                data = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as error:
+                raise ServeError(f"Invalid JSON: {error}", 400, "INVALID_JSON") from None
+            if not isinstance(data, dict):
+                raise ServeError("a message is a JSON object with a 'type'", 422, "VALIDATION_ERROR")
+            kind = data.get("type")
+            if kind == "close":
+                return
+            if kind == "state":
+                await websocket.send_json({"type": "state", "data": session.state()})
+                continue
+            if kind == "reset":
+                reset = parse_reset(data.get("data", {}))
+                if reset.session_id is not None:
+                    raise ServeError("a WebSocket is its own session: send no session_id", 422)
+                if env_kwargs is None:
+                    await manager.build(session, reset.env_kwargs)
+                    env_kwargs = reset.env_kwargs
+                elif reset.env_kwargs and reset.env_kwargs != env_kwargs:
+                    raise ServeError("env_kwargs are fixed by the connection's first reset", 422)
+                payload = await _reset(manager, session, reset, exclusive=False)
+            elif kind == "step":
+                if session.env is None:
+                    raise EpisodeStateError("call reset before step")
+                action = parse_action(data.get("data"), limits.max_action_chars)
+                payload = await _step(manager, session, action, exclusive=False)
+            else:
+                raise ServeError(f"Unknown message type: {kind!r}", 422, "UNKNOWN_TYPE")
+            await websocket.send_json({"type": "observation", "data": payload})
+        except ServeError as error:
+            await websocket.send_json(_ws_error(error))
+            if session.closed:
+                return
+
+
+async def _reset(
+    manager: SessionManager, session: Session, reset: ResetRequest, exclusive: bool = True
+) -> dict[str, Any]:
+    env = session.env
+    options = options_from_json(reset.options)
+    obs, info = await _env_call(
+        manager, session, lambda: env.reset(seed=reset.seed, options=options), exclusive
+    )
+    manager.start_episode(session)
+    if reset.episode_id is not None:
+        session.episode_id = reset.episode_id
+    return observation_payload(obs, info)
+
+
+async def _step(
+    manager: SessionManager, session: Session, action: str, exclusive: bool = True
+) -> dict[str, Any]:
+    env = session.env
+    obs, reward, terminated, truncated, info = await _env_call(
+        manager, session, lambda: env.step(action), exclusive
+    )
+    session.step_count += 1
+    return observation_payload(obs, info, reward, terminated, truncated)
+
+
+async def _env_call(manager: SessionManager, session: Session, fn: Callable[[], Any], exclusive: bool) -> Any:
+    """A reset or step; the env's own exceptions become 409 (episode state) or 422 (bad options)."""
+    try:
+        return await manager.call(session, fn, exclusive)
+    except ServeError:
+        raise
+    except RuntimeError as error:
+        raise EpisodeStateError(str(error)) from None
+    except Exception as error:
+        raise EnvFailed(f"{type(error).__name__}: {error}") from None
+
+
+async def _json_body(request: Request, default: Any = None) -> Any:
+    body = await request.body()
+    if not body.strip():
+        if default is None:
+            raise ServeError("the request body is empty; it must be a JSON object", 422)
+        return default
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ServeError(f"the request body is not JSON: {error}", 400, "INVALID_JSON") from None
+
+
+def _ws_error(error: ServeError) -> dict[str, Any]:
+    return {"type": "error", "data": {"message": error.message, "code": error.code}}
+
+
+def _version() -> str:
+    from genenv_gym import __version__
+
+    return __version__
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _send_too_large(send, self.max_bytes)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([message]), send)
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_bytes:
+                await _send_too_large(send, self.max_bytes)
+                return
+        await self.app(scope, _replay([{"type": "http.request", "body": b"".join(chunks)}], receive), send)
+
+
+def _replay(messages: list[dict], then: Callable | None = None) -> Callable:
+    async def receive() -> dict:
+        if messages:
+            return messages.pop(0)
+        if then is not None:
+            return await then()
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def _send_too_large(send: Callable, max_bytes: int) -> None:
+    body = json.dumps(TooLarge(f"request body larger than the limit of {max_bytes} bytes").payload()).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

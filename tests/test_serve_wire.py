@@ -1,0 +1,157 @@
+"""What travels: info and options as JSON (serve/wire.py), spaces, the client-kwargs policy, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from genenv_gym.cli import main
+from genenv_gym.serve.catalog import registered_env_ids, space_from_json, space_to_json
+from genenv_gym.serve.errors import ForbiddenKwargs
+from genenv_gym.serve.limits import check_client_kwargs, merge_kwargs
+from genenv_gym.serve.wire import NOT_JSON_KEY, NotJSON, info_to_json, options_from_json, to_json_value
+from genenv_gym.spaces import UnicodeText
+from genenv_gym.task import Task, freeze
+
+
+def make_task() -> Task:
+    return Task.from_dict(
+        {
+            "id": "t1",
+            "domain": "digits",
+            "messages": [{"role": "user", "content": "reverse 12"}],
+            "evaluation": {"answer": "21"},
+        }
+    )
+
+
+def test_info_to_json_follows_the_documented_table():
+    task = make_task()
+    info = {
+        "text": "é",
+        "n": np.int64(3),
+        "x": np.float32(0.5),
+        "flag": np.bool_(True),
+        "mask": np.array([[1, 0], [0, 1]], dtype=np.int8),
+        "nan": float("nan"),
+        "inf": -math.inf,
+        "pair": (1, "a"),
+        "frozen": freeze({"a": [1, {"b": 2}]}),
+        "tags": {"b", "a"},
+        "keys": {1: "one"},
+        "task": task,
+        "callback": print,
+        "nested": {"ok": 1, "obj": object()},
+    }
+    converted = info_to_json(info)
+    assert json.loads(json.dumps(converted, allow_nan=False)) == converted
+    assert converted["n"] == 3 and type(converted["n"]) is int
+    assert converted["x"] == 0.5 and converted["flag"] is True
+    assert converted["mask"] == [[1, 0], [0, 1]]
+    assert (converted["nan"], converted["inf"]) == ("nan", "-inf")
+    assert converted["pair"] == [1, "a"] and converted["frozen"] == {"a": [1, {"b": 2}]}
+    assert converted["tags"] == ["a", "b"] and converted["keys"] == {"1": "one"}
+    assert converted["task"] == task.to_dict()
+    assert "callback" not in converted and converted["nested"] == {"ok": 1}
+    assert converted[NOT_JSON_KEY] == ["callback", "nested.obj"]
+    assert NOT_JSON_KEY not in info_to_json({"a": 1})
+
+
+def test_options_travel_and_come_back_with_their_task():
+    task = make_task()
+    sent = json.loads(json.dumps(to_json_value({"task": task, "task_id": "t1"})))
+    assert options_from_json(sent) == {"task": task, "task_id": "t1"}
+    assert options_from_json(None) is None
+    with pytest.raises(NotJSON, match="fn"):
+        to_json_value({"fn": print})
+
+
+def test_spaces_round_trip():
+    space = UnicodeText(100, min_length=2)
+    back = space_from_json(json.loads(json.dumps(space_to_json(space))))
+    assert isinstance(back, UnicodeText) and (back.min_length, back.max_length) == (2, 100)
+    assert back.contains("ünïcode")
+
+
+def test_clients_may_not_choose_paths_or_urls():
+    check_client_kwargs({"categories": ["multi_turn_base"], "domain_kwargs": {"scoring": "official"}})
+    for kwargs in ({"data_dir": "/etc"}, {"domain_kwargs": {"data_dir": "/"}}, {"retriever_url": "http://x"}):
+        with pytest.raises(ForbiddenKwargs):
+            check_client_kwargs(kwargs)
+    merged = merge_kwargs(
+        {"domain_kwargs": {"data_dir": "/d", "scoring": "a"}}, {"domain_kwargs": {"scoring": "b"}}
+    )
+    assert merged == {"domain_kwargs": {"data_dir": "/d", "scoring": "b"}}
+
+
+def test_served_ids_are_the_registry_less_the_client(capsys):
+    import genenv_gym
+
+    ids = registered_env_ids()
+    assert ids == [e.id for e in genenv_gym.ENV_ENTRIES]
+    assert main(["list"]) == 0
+    assert "GenEnv-Remote-v0" in capsys.readouterr().out
+
+
+def test_serve_cli_refuses_bad_arguments(capsys, monkeypatch):
+    pytest.importorskip("fastapi")
+    assert main(["serve", "--env", "GenEnv-BFCL-MultiTurn-v"]) == 2
+    assert "did you mean" in capsys.readouterr().err
+    monkeypatch.delenv("GENENV_TEST_TOKEN", raising=False)
+    assert main(["serve", "--token-env", "GENENV_TEST_TOKEN"]) == 2
+    assert "GENENV_TEST_TOKEN" in capsys.readouterr().err
+    assert main(["serve", "--env-kwargs", "[1]"]) == 2
+
+
+def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
+    pytest.importorskip("fastapi")
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "genenv_gym.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--env",
+        "GenEnv-Digits-v0",
+    ]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, health = time.monotonic() + 60, None
+        while health is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as answer:
+                    health = json.loads(answer.read())
+            except OSError:
+                time.sleep(0.1)
+        assert health == {"status": "healthy", "active_sessions": 0, "max_sessions": 64, "env_ids": 1}
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/envs", timeout=5) as answer:
+            assert json.loads(answer.read()) == {"env_ids": ["GenEnv-Digits-v0"]}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    # uvicorn shuts down gracefully, then re-raises the signal it caught
+    assert process.returncode in (0, -signal.SIGTERM), err
+    assert "Application shutdown complete" in err
+    assert f"http://127.0.0.1:{port}/envs/<env id>" in err
+
+
+def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
+    rows = [line for line in doc.splitlines() if line.startswith("| `GenEnv-") and "| reference |" in line]
+    assert [row.split("`")[1] for row in rows] == registered_env_ids()
