@@ -327,11 +327,30 @@ def _evaluate(instances: Mapping[str, Any], value: Any) -> Any:
             return method(**kwargs)
         except Exception as error:
             raise _NestedFailure(str(error)) from None
+    if type(value) is str:
+        return as_rebuilt(value)
     if isinstance(value, dict):
-        return {k: _evaluate(instances, v) for k, v in value.items()}
+        return {as_rebuilt(k) if type(k) is str else k: _evaluate(instances, v) for k, v in value.items()}
     if isinstance(value, list):
         return [_evaluate(instances, v) for v in value]
     return value
+
+
+#: ``_process_method_calls``' pattern: a name followed by ``(``, anywhere in the rebuilt call string.
+_NAME_BEFORE_PARENTHESIS = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
+
+
+def as_rebuilt(text: str) -> str:
+    """A text argument as the official loop's ``eval`` receives it: the call is rebuilt as source with
+    ``repr`` of each value, and the regex that prefixes method names with their instance replaces every
+    ``name (`` in it, string literals included, by the bare name: ``'average (MA50)'`` arrives as
+    ``'average(MA50)'``. (A backend method's own name in a literal also gets an instance prefix that
+    depends on the model's name; that part is not reproduced.)"""
+    if "(" not in text:
+        return text
+    source = repr(text)
+    rebuilt = _NAME_BEFORE_PARENTHESIS.sub(r"\1", source)
+    return text if rebuilt == source else ast.literal_eval(rebuilt)
 
 
 def _as_argument(value: Any) -> Any:
