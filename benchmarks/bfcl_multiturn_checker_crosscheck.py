@@ -27,7 +27,8 @@ error type). The runs:
 
 Besides the verdicts it compares, call by call, the result strings each side records for the model's calls
 (the official ``execute_multi_turn_func_call`` on the run's call strings, ours ``run_call`` on
-``parse_model_call`` of the same strings), and counts the strings that differ by function.
+``parse_model_call`` of the same strings: ``bfcl_multiturn_official.differing_results``), and counts the
+strings that differ by function.
 
 A mutated turn with more than one call is played as two call steps (its first call, then the rest). Our side
 runs on the official long-context filler read from the same wheel (``long_context.load_official_filler``),
@@ -59,16 +60,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bfcl_multiturn_official import DATA_ROOT, FUNC_SOURCE
+from bfcl_multiturn_official import DATA_ROOT, FUNC_SOURCE, differing_results, official_executor
 
 from genenv_gym.envs.bfcl_multiturn import long_context
-from genenv_gym.envs.bfcl_multiturn.calls import (
-    find_method,
-    make_instances,
-    parse_call_string,
-    parse_model_call,
-    run_call,
-)
+from genenv_gym.envs.bfcl_multiturn.calls import find_method, make_instances, parse_call_string
 from genenv_gym.envs.bfcl_multiturn.checker import GroundTruthRun, check_entry
 from genenv_gym.envs.bfcl_multiturn.data import CATEGORIES, load_entries
 
@@ -107,14 +102,6 @@ def official_checker(root: Path) -> Callable[..., dict[str, Any]]:
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
     return multi_turn_checker
-
-
-def official_executor(root: Path) -> tuple[Callable[..., tuple[list[str], dict]], dict[str, Any]]:
-    """The official ``execute_multi_turn_func_call`` and its module's globals (its instance cache)."""
-    sys.path.insert(0, str(root))
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-
-    return multi_turn_utils.execute_multi_turn_func_call, vars(multi_turn_utils)
 
 
 def _non_empty(turns: Turns) -> list[int]:
@@ -293,34 +280,6 @@ def model_runs(data_dir: str, seed: int = 0) -> list[ModelRun]:
     return runs
 
 
-def compare_results(
-    run: ModelRun, number: int, execute: Callable[..., tuple[list[str], dict]], namespace: dict[str, Any]
-) -> list[tuple[str, str, str]]:
-    """(call, official result, ours) for every model call whose result strings differ."""
-    entry, long = run.entry, "long_context" in run.category
-    model_name = f"results_{number}"
-    instances = make_instances(entry["involved_classes"], entry["initial_config"], long)
-    differing = []
-    try:
-        for steps in run.model:
-            for step in steps:
-                theirs, _ = execute(
-                    step,
-                    official_entry(entry)["initial_config"],
-                    entry["involved_classes"],
-                    model_name,
-                    entry["id"],
-                    long_context=long,
-                    is_evaL_run=True,
-                )
-                ours = [run_call(instances, parse_model_call(call)) for call in step]
-                differing += [(c, a, b) for c, a, b in zip(step, theirs, ours, strict=True) if a != b]
-    finally:
-        for name in [n for n in namespace if n.startswith(f"{model_name}_eval_")]:
-            del namespace[name]
-    return differing
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("wheel", help="the unpacked bfcl-eval wheel (the directory holding bfcl_eval/)")
@@ -353,7 +312,16 @@ def main() -> int:
             result = {"valid": False, "error_type": f"crash: {type(error).__name__}"}
         ours = check_entry(entry, model)
         compared[kind] += sum(len(step) for steps in model for step in steps)
-        for call, official_result, our_result in compare_results(run, number + 1, execute, namespace):
+        entry_json = official_entry(entry)
+        playback = (
+            entry_json["initial_config"],
+            entry["involved_classes"],
+            entry["id"],
+            "long_context" in category,
+        )
+        for call, official_result, our_result in differing_results(
+            execute, namespace, f"results_{number + 1}", playback, model
+        ):
             differing[call.split("(", 1)[0]] += 1
             if len(shown_results) < args.max_shown:
                 shown_results.append((call[:100], official_result[:160], our_result[:160]))
