@@ -8,8 +8,8 @@ given, the text as it is), so a call the official API would send as a recorded o
 reply. Other inputs get a deterministic answer (see docs/apibank.md): Dictionary ``Failed.`` (the official
 not-found answer), Translate ``Language not supported.`` where the official code says so before going
 online, else an exception saying no translation is recorded, ToolSearcher the BM25 (bm25s) best match over
-the APIs' names and descriptions. SearchEngine replays recorded queries and ranks others with BM25 over
-the database's documents.
+the APIs' names and descriptions. SearchEngine replays recorded queries (compared as the official code
+reads them, ``keyword.lower().strip()``) and ranks others with BM25 over the database's documents.
 """
 
 from __future__ import annotations
@@ -99,14 +99,15 @@ def _replayed(w: World, api_name: str, inputs: Any) -> Any:
 
 
 def search_engine(w: World, keyword: Any) -> Any:
-    recorded = _replayed(w, "SearchEngine", {"keyword": keyword})
-    if recorded is not None:
-        return recorded["output"]
+    query = keyword.lower().strip()
+    for inputs, recorded in _recorded_calls(w, "SearchEngine"):
+        if inputs["keyword"].lower().strip() == query:
+            return _reply(recorded)
     documents = w.table("SearchEngine").get("raw_documents", [])
     if not documents:
         return []
     texts = tuple(f"{d.get('title', '')} {d.get('abstract', '')}" for d in documents)
-    return [documents[i] for i in cached_index(texts).best(keyword.lower().strip(), 2)]
+    return [documents[i] for i in cached_index(texts).best(query, 2)]
 
 
 def _recorded_calls(w: World, api_name: str) -> Iterator[tuple[dict, dict]]:
