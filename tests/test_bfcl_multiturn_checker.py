@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genenv_gym.data_dir import MissingDataError
 from genenv_gym.envs.bfcl.decode_errors import DecodeError
@@ -222,3 +224,29 @@ def test_module_calls_are_judged_as_the_official_eval_runs_them(shared_data_dir)
         broken = [list(t) for t in turns]
         broken[turn] = [c if not c.startswith("json.loads(") else other for c in broken[turn]]
         assert check_entry(e, as_model_turns(broken)).error_type == RESPONSE_MISMATCH
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.sampled_from(
+            ["json.loads(s=", "json.", "a.b.c(x=1)", "f(**{'a': 1})", "f(a=1 + 2)", "(", "lambda: 0"]
+        ),
+    )
+)
+def test_model_call_strings_never_raise(text):
+    """Whatever the model wrote, reading and running its call string records a result; nothing raises."""
+    instances = make_instances(["MathAPI", "TicketAPI"], {}, False)
+    call = parse_model_call(text)
+    assert isinstance(run_call(instances, call), str)
+
+
+def test_hostile_module_calls_stay_bounded():
+    instances = make_instances(["MathAPI"], {}, False)
+    deep = "json.loads(s='" + "[" * 100_000 + "')"
+    assert run_call(instances, parse_model_call(deep)).startswith("Error during execution: ")
+    nested = "add(a=" * 300 + "1" + ")" * 300
+    assert run_call(instances, parse_model_call(nested)).startswith("Error during execution: ")
+    huge = "json.dumps(obj=[1, 2], indent=1000000000)"
+    assert "not run here" in run_call(instances, parse_model_call(huge))
