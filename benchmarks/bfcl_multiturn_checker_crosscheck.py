@@ -14,7 +14,21 @@ error type). The runs:
 - ``skip_turn``: a random non-empty turn answered without any call;
 - ``premature_answer``: a random turn of two or more calls answered after its first call only;
 - ``alter_value``: one argument value of one call changed (the first quoted string gets ``_x`` appended, else
-  the first number is increased by one; entries with no literal are skipped).
+  the first number is increased by one; entries with no literal are skipped);
+- ``json_loads``: one call whose ground-truth result is a JSON object replaced by
+  ``json.loads(s=<that result>)`` (the official loop evals call strings where ``json`` is imported);
+- ``json_dumps``: the same call replaced by ``json.dumps(obj=<the result's value>)``;
+- ``module_error``: one call replaced by a call the official namespace fails on (``os.listdir(path='.')``,
+  ``json.nope(s='x')``) or one that it runs but we do not (``re.findall(pattern='a', string='banana')``);
+- ``positional``: every call of a random non-empty turn written with positional arguments (its leading
+  arguments in the method's parameter order);
+- ``broken_call``: one call string cut before its closing parenthesis (a syntax error), or with its first
+  argument's value replaced by a bare name (``undefined_value``).
+
+Besides the verdicts it compares, call by call, the result strings each side records for the model's calls
+(the official ``execute_multi_turn_func_call`` on the run's call strings, ours ``run_call`` on
+``parse_model_call`` of the same strings: ``bfcl_multiturn_official.differing_results``), and counts the
+strings that differ by function.
 
 A mutated turn with more than one call is played as two call steps (its first call, then the rest). Our side
 runs on the official long-context filler read from the same wheel (``long_context.load_official_filler``),
@@ -35,6 +49,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import inspect
 import json
 import random
 import sys
@@ -45,10 +60,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bfcl_multiturn_official import DATA_ROOT, FUNC_SOURCE
+from bfcl_multiturn_official import DATA_ROOT, FUNC_SOURCE, differing_results, official_executor
 
 from genenv_gym.envs.bfcl_multiturn import long_context
-from genenv_gym.envs.bfcl_multiturn.checker import check_entry
+from genenv_gym.envs.bfcl_multiturn.calls import find_method, make_instances, parse_call_string
+from genenv_gym.envs.bfcl_multiturn.checker import GroundTruthRun, check_entry
 from genenv_gym.envs.bfcl_multiturn.data import CATEGORIES, load_entries
 
 MUTATIONS = (
@@ -59,6 +75,11 @@ MUTATIONS = (
     "skip_turn",
     "premature_answer",
     "alter_value",
+    "json_loads",
+    "json_dumps",
+    "module_error",
+    "positional",
+    "broken_call",
 )
 RUNS = ("ground_truth", *MUTATIONS)
 
@@ -105,9 +126,49 @@ def _altered(call: str) -> str:
     return ast.unparse(tree)
 
 
-def mutate(truth: Turns, kind: str, rng: random.Random) -> Turns | None:
-    """The ground truth changed by one mutation of ``kind``; None when the entry has no place for it."""
+def truth_results(entry: dict[str, Any]) -> dict[str, str]:
+    """Ground-truth call string -> the result it records (its first occurrence), for the module mutations."""
+    run = GroundTruthRun(entry, "long_context" in entry["category"])
+    results: dict[str, str] = {}
+    for turn, calls in enumerate(entry["ground_truth"]):
+        for call, result in zip(calls, run.run_turn(turn), strict=True):
+            results.setdefault(call, result)
+    return results
+
+
+def _json_object(result: str) -> dict | None:
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and json.dumps(value) == result else None
+
+
+def _positional(entry: dict[str, Any], call: str) -> str:
+    """``call`` with its leading arguments, in the method's parameter order, written by position."""
+    parsed = parse_call_string(call)
+    instances = make_instances(entry["involved_classes"], entry["initial_config"], False)
+    method = find_method(instances, parsed.name)
+    if method is None or parsed.args:
+        return call
+    kwargs = dict(parsed.kwargs)
+    args = []
+    for name in inspect.signature(method).parameters:
+        if name not in kwargs:
+            break
+        args.append(repr(kwargs.pop(name)))
+    return f"{parsed.name}({', '.join([*args, *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+
+
+MODULE_ERRORS = ("os.listdir(path='.')", "json.nope(s='x')", "re.findall(pattern='a', string='banana')")
+
+
+def mutate(truth: Turns, kind: str, rng: random.Random, entry: dict[str, Any] | None = None) -> Turns | None:
+    """The ground truth changed by one mutation of ``kind``; None when the entry has no place for it
+    (``entry`` is needed by the module and positional kinds)."""
     turns = [list(turn) for turn in truth]
+    if kind in ("json_loads", "json_dumps", "module_error", "positional", "broken_call"):
+        return _call_mutation(turns, kind, rng, entry)
     choices = [i for i in _non_empty(turns) if i > 0 or kind != "move_to_previous"]
     if kind == "premature_answer":
         choices = [i for i in choices if len(turns[i]) >= 2]
@@ -135,6 +196,41 @@ def mutate(truth: Turns, kind: str, rng: random.Random) -> Turns | None:
         turns[i][j] = _altered(turns[i][j])
     else:
         raise ValueError(f"unknown mutation {kind!r}")
+    return turns
+
+
+def _call_mutation(turns: Turns, kind: str, rng: random.Random, entry: dict[str, Any] | None) -> Turns | None:
+    """The call-rewriting mutations (see the module docstring)."""
+    places = [(i, j) for i in _non_empty(turns) for j in range(len(turns[i]))]
+    if entry is None or not places:
+        return None
+    if kind in ("json_loads", "json_dumps"):
+        results = truth_results(entry)
+        places = [(i, j) for i, j in places if _json_object(results.get(turns[i][j], "")) is not None]
+        if not places:
+            return None
+        i, j = rng.choice(places)
+        result = results[turns[i][j]]
+        if kind == "json_loads":
+            turns[i][j] = f"json.loads(s={result!r})"
+        else:
+            turns[i][j] = f"json.dumps(obj={_json_object(result)!r})"
+    elif kind == "module_error":
+        i, j = rng.choice(places)
+        turns[i][j] = rng.choice(MODULE_ERRORS)
+    elif kind == "positional":
+        i = rng.choice(_non_empty(turns))
+        turns[i] = [_positional(entry, call) for call in turns[i]]
+    else:
+        i, j = rng.choice(places)
+        call = turns[i][j]
+        parsed = parse_call_string(call)
+        if parsed.kwargs and rng.random() < 0.5:
+            first = next(iter(parsed.kwargs))
+            rest = [f"{k}={v!r}" for k, v in list(parsed.kwargs.items())[1:]]
+            turns[i][j] = f"{parsed.name}({', '.join([f'{first}=undefined_value', *rest])})"
+        else:
+            turns[i][j] = call.rstrip()[:-1]
     return turns
 
 
@@ -175,7 +271,8 @@ def model_runs(data_dir: str, seed: int = 0) -> list[ModelRun]:
     for category in CATEGORIES:
         for entry in load_entries([category], data_dir):
             truth = entry["ground_truth"]
-            plans = [("ground_truth", copy.deepcopy(truth))] + [(k, mutate(truth, k, rng)) for k in MUTATIONS]
+            plans = [("ground_truth", copy.deepcopy(truth))]
+            plans += [(k, mutate(truth, k, rng, entry)) for k in MUTATIONS]
             for kind, turns in plans:
                 if turns is not None:
                     steps = as_steps(turns, split=kind != "ground_truth")
@@ -194,6 +291,7 @@ def main() -> int:
 
     root = wheel_root(args.wheel)
     checker = official_checker(root)
+    execute, namespace = official_executor(root)
     if not args.generated_filler:
         long_context.load_official_filler(root / FUNC_SOURCE / "long_context.py")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
@@ -201,6 +299,9 @@ def main() -> int:
     total: Counter[tuple[str, str]] = Counter()
     official_valid: Counter[tuple[str, str]] = Counter()
     differences = []
+    compared: Counter[str] = Counter()
+    differing: Counter[str] = Counter()
+    shown_results: list[tuple[str, str, str]] = []
     start = time.monotonic()
     for number, run in enumerate(model_runs(args.data_dir, args.seed)):
         category, entry, kind, model = run.category, run.entry, run.kind, run.model
@@ -210,6 +311,20 @@ def main() -> int:
         except Exception as error:  # an official crash is a verdict we cannot match
             result = {"valid": False, "error_type": f"crash: {type(error).__name__}"}
         ours = check_entry(entry, model)
+        compared[kind] += sum(len(step) for steps in model for step in steps)
+        entry_json = official_entry(entry)
+        playback = (
+            entry_json["initial_config"],
+            entry["involved_classes"],
+            entry["id"],
+            "long_context" in category,
+        )
+        for call, official_result, our_result in differing_results(
+            execute, namespace, f"results_{number + 1}", playback, model
+        ):
+            differing[call.split("(", 1)[0]] += 1
+            if len(shown_results) < args.max_shown:
+                shown_results.append((call[:100], official_result[:160], our_result[:160]))
         theirs = (bool(result["valid"]), None if result["valid"] else result.get("error_type"))
         key = (category, kind)
         total[key] += 1
@@ -228,6 +343,12 @@ def main() -> int:
     )
     for entry_id, kind, theirs, ours in differences[: args.max_shown]:
         print(f"  {entry_id} {kind}: official {theirs}, ours {ours}")
+    print(
+        f"call results: {sum(compared.values()) - sum(differing.values())}/{sum(compared.values())} "
+        f"strings identical; differing by function: {dict(differing.most_common())}"
+    )
+    for call, official_result, our_result in shown_results:
+        print(f"  {call}: official {official_result!r}, ours {our_result!r}")
     return 1 if differences else 0
 
 

@@ -1,7 +1,9 @@
 """Running official bfcl-eval code beside ours, shared by the ``bfcl_multiturn_*_crosscheck.py`` scripts:
 import an official backend from an unpacked wheel, read the real configs, put ours on the official
-long-context filler, compare the two backends on the same seeded call sequences (``SequenceCheck``), and
-the scripts' command line (``run_cli``)."""
+long-context filler, compare the two backends on the same seeded call sequences (``SequenceCheck``), play
+a model's call strings through the official execution loop and ours and compare every result string
+(``differing_results``: module calls, positional arguments and broken strings included), and the
+scripts' command line (``run_cli``)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
+from genenv_gym.envs.bfcl_multiturn.calls import make_instances, parse_model_call, run_call
 from genenv_gym.envs.bfcl_multiturn.executor import format_result
 from genenv_gym.envs.bfcl_multiturn.long_context import load_official_filler, reset_filler
 
@@ -61,6 +64,43 @@ def real_configs(data_dir: Path, cls: str) -> list[dict]:
                 if config is not None:
                     seen.setdefault(json.dumps(config, sort_keys=True), config)
     return list(seen.values())
+
+
+def official_executor(root: Path) -> tuple[Callable[..., tuple[list[str], dict]], dict[str, Any]]:
+    """The official ``execute_multi_turn_func_call`` of an unpacked wheel, and its module's globals (where
+    it caches the instances)."""
+    sys.path.insert(0, str(root))
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+    return multi_turn_utils.execute_multi_turn_func_call, vars(multi_turn_utils)
+
+
+def differing_results(
+    execute: Callable[..., tuple[list[str], dict]],
+    namespace: dict[str, Any],
+    model_name: str,
+    playback: tuple[dict, list[str], str, bool],
+    steps_per_turn: Sequence[Sequence[Sequence[str]]],
+) -> list[tuple[str, str, str]]:
+    """(call, official result, ours) for every call string whose recorded results differ, the calls played
+    step by step through the official loop (``execute``, instances cached under ``model_name``) and through
+    ours (``run_call`` on ``parse_model_call``); ``playback`` is (initial_config, involved_classes, entry id,
+    long_context). The official instance cache is emptied afterwards."""
+    config, classes, entry_id, long = playback
+    instances = make_instances(classes, config, long)
+    differing = []
+    try:
+        for steps in steps_per_turn:
+            for step in steps:
+                theirs, _ = execute(
+                    list(step), config, classes, model_name, entry_id, long_context=long, is_evaL_run=True
+                )
+                ours = [run_call(instances, parse_model_call(call)) for call in step]
+                differing += [(c, a, b) for c, a, b in zip(step, theirs, ours, strict=True) if a != b]
+    finally:
+        for name in [n for n in namespace if n.startswith(f"{model_name}_eval_")]:
+            del namespace[name]
+    return differing
 
 
 def render(api: object, name: str, kwargs: dict) -> str:

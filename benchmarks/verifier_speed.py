@@ -40,6 +40,8 @@ Getting the official code (these /tmp paths are the defaults of the ``--*-dir`` 
     pip download --no-deps bfcl-eval==2026.3.23 -d /tmp/w && unzip -q -o /tmp/w/*.whl -d /tmp/bfclw4
     python3 -m venv /tmp/bfcl-venv && /tmp/bfcl-venv/bin/pip install bfcl-eval==2026.3.23 soundfile
     git -C /work/.mirror/AlibabaResearch+DAMO-ConvAI/repo archive HEAD api-bank | tar -x -C /tmp/damo
+    pip download --no-deps googletrans==3.1.0a0 -d /tmp/gtw && tar -xzf /tmp/gtw/*.tar.gz -C /tmp
+    pip install rank_bm25 nltk==3.6.5     # API-Bank's SearchEngine runs them (see apibank_crosscheck.py)
     git -C /work/.mirror/PeterGriffinJin+Search-R1/repo archive HEAD verl | tar -x -C /tmp/Search-R1
     pip download --no-deps flashrag-dev==0.1.2 -d /tmp/flashrag_whl
     git -C /work/.mirror/OSU-NLP-Group+TravelPlanner/repo archive HEAD evaluation tools utils \\
@@ -463,7 +465,7 @@ def bfcl_multiturn_suite(data_dir: Path, wheel: Path) -> Suite:
 # ========================================================================================= API-Bank
 
 
-def apibank_suites(data_dir: Path, official_dir: Path) -> list[Suite]:
+def apibank_suites(data_dir: Path, official_dir: Path, googletrans_dir: Path) -> list[Suite]:
     """Two rows: the official code as ``evaluator.py`` runs it, and as the crosscheck's harness does."""
     if not (official_dir / "tool_manager.py").is_file():
         raise FileNotFoundError(
@@ -479,7 +481,7 @@ def apibank_suites(data_dir: Path, official_dir: Path) -> list[Suite]:
     samples = [s for s in data.load_samples(tuple(data.LEVEL_FOLDERS), root) if s.kind == "api"]
     databases, recordings = data.init_databases(root), data.recordings(root)
     with contextlib.redirect_stdout(io.StringIO()):
-        official = crosscheck.Official(official_dir.resolve(), data_dir)
+        official = crosscheck.Official(official_dir.resolve(), data_dir, googletrans_dir.resolve())
     items = sample([(truth, output) for _, _, truth, output in crosscheck.graded_outputs(samples)])
 
     def ours(item: tuple[dict, str]) -> bool:
@@ -679,7 +681,7 @@ def build_suite(name: str, args: argparse.Namespace) -> list[Suite]:
     if name == "bfcl_multiturn":
         return [bfcl_multiturn_suite(data_dir, Path(args.bfcl_wheel))]
     if name == "apibank":
-        return apibank_suites(data_dir, Path(args.apibank_dir))
+        return apibank_suites(data_dir, Path(args.apibank_dir), Path(args.googletrans_dir))
     if name == "bamboogle":
         return [bamboogle_suite(data_dir, Path(args.search_r1_dir), Path(args.flashrag_wheel))]
     return [travelplanner_suite(data_dir, Path(args.travelplanner_dir))]
@@ -740,6 +742,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bfcl-wheel", default="/tmp/bfclw4", help="the unpacked bfcl-eval wheel")
     parser.add_argument("--apibank-dir", default="/tmp/damo/api-bank", help="DAMO-ConvAI's api-bank folder")
+    parser.add_argument(
+        "--googletrans-dir", default="/tmp/googletrans-3.1.0a0", help="googletrans 3.1.0a0, unpacked"
+    )
     parser.add_argument("--search-r1-dir", default="/tmp/Search-R1", help="a Search-R1 checkout (verl/)")
     parser.add_argument(
         "--flashrag-wheel",

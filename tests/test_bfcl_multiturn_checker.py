@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genenv_gym.data_dir import MissingDataError
 from genenv_gym.envs.bfcl.decode_errors import DecodeError
@@ -13,6 +15,7 @@ from genenv_gym.envs.bfcl_multiturn.calls import (
     decode_calls,
     make_instances,
     parse_call_string,
+    parse_model_call,
     run_call,
 )
 from genenv_gym.envs.bfcl_multiturn.checker import (
@@ -175,3 +178,75 @@ def test_every_real_ground_truth_passes_its_checker(shared_data_dir):
         assert len(entries) == 200
         passed[category] = sum(check_entry(e, as_model_turns(e["ground_truth"])).valid for e in entries)
     assert passed == dict.fromkeys(data.CATEGORIES, 200)
+
+
+def _read_call_as_json_loads(e: dict) -> tuple[list[list[str]], int, str] | None:
+    """The entry's ground truth with its first ``find`` call replaced by ``json.loads`` of that call's
+    recorded result (turn, result), or None when it has no such call."""
+    from genenv_gym.envs.bfcl_multiturn.checker import GroundTruthRun
+
+    run = GroundTruthRun(e, long_context=False)
+    for turn, calls in enumerate(e["ground_truth"]):
+        results = run.run_turn(turn)
+        for i, call in enumerate(calls):
+            if call.startswith("find("):
+                turns = [list(t) for t in e["ground_truth"]]
+                turns[turn][i] = f"json.loads(s={results[i]!r})"
+                return turns, turn, results[i]
+    return None
+
+
+@pytest.mark.shared_data
+def test_module_calls_are_judged_as_the_official_eval_runs_them(shared_data_dir):
+    """The official loop evals call strings where ``json`` is imported: ``json.loads`` of a read-only
+    call's result gives the same result string, so the run passes; an unknown module or attribute fails
+    with the official error, and nothing raises out of the checker."""
+    found = None
+    for e in data.load_entries(["multi_turn_base"], str(shared_data_dir)):
+        found = _read_call_as_json_loads(e)
+        if found is not None:
+            break
+    assert found is not None
+    turns, turn, result = found
+    assert result.startswith('{"matches": ')
+    verdict = check_entry(e, as_model_turns(turns))
+    assert verdict.valid, verdict
+    instances = make_instances(e["involved_classes"], e["initial_config"], False)
+    call = next(c for c in turns[turn] if c.startswith("json.loads("))
+    assert run_call(instances, decode_calls(f"[{call}]")[0]) == result  # decoded model text: the same
+    for other, message in (
+        ("os.listdir(path='.')", "name 'os' is not defined"),
+        ("json.load(fp='x')", "json.load is not run here"),
+        ("json.nope(s='x')", "module 'json' has no attribute 'nope'"),
+        ("json.loads(s=", "was never closed"),
+    ):
+        assert message in run_call(instances, parse_model_call(other))
+        broken = [list(t) for t in turns]
+        broken[turn] = [c if not c.startswith("json.loads(") else other for c in broken[turn]]
+        assert check_entry(e, as_model_turns(broken)).error_type == RESPONSE_MISMATCH
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.sampled_from(
+            ["json.loads(s=", "json.", "a.b.c(x=1)", "f(**{'a': 1})", "f(a=1 + 2)", "(", "lambda: 0"]
+        ),
+    )
+)
+def test_model_call_strings_never_raise(text):
+    """Whatever the model wrote, reading and running its call string records a result; nothing raises."""
+    instances = make_instances(["MathAPI", "TicketAPI"], {}, False)
+    call = parse_model_call(text)
+    assert isinstance(run_call(instances, call), str)
+
+
+def test_hostile_module_calls_stay_bounded():
+    instances = make_instances(["MathAPI"], {}, False)
+    deep = "json.loads(s='" + "[" * 100_000 + "')"
+    assert run_call(instances, parse_model_call(deep)).startswith("Error during execution: ")
+    nested = "add(a=" * 300 + "1" + ")" * 300
+    assert run_call(instances, parse_model_call(nested)).startswith("Error during execution: ")
+    huge = "json.dumps(obj=[1, 2], indent=1000000000)"
+    assert "not run here" in run_call(instances, parse_model_call(huge))

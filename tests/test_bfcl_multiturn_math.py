@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,28 @@ def test_hostile_names_never_reach_python_attributes() -> None:
 )
 def test_garbage_calls_always_give_a_string(name: str, kwargs: dict) -> None:
     assert isinstance(execute_call({"MathAPI": MathAPI()}, name, kwargs), str)
+
+
+@pytest.mark.shared_data
+def test_logarithm_prints_at_its_precision_as_officially_on_real_records(shared_data_dir) -> None:
+    """The official logarithm sets mpmath's precision process-wide and its result prints at it right after
+    the call: the real ``logarithm(value=20,base=10,precision=2)`` shows ``mpf('1.3027')``. Ours prints the
+    same without changing the process's precision."""
+    import mpmath
+
+    from genenv_gym.envs.bfcl_multiturn import data
+    from genenv_gym.envs.bfcl_multiturn.checker import GroundTruthRun
+
+    call = "logarithm(value=20,base=10,precision=2)"
+    e = next(
+        e
+        for e in data.load_entries(["multi_turn_base"], str(shared_data_dir))
+        if call in str(e["ground_truth"])
+    )
+    run = GroundTruthRun(e, long_context=False)
+    results = {}
+    for turn, calls in enumerate(e["ground_truth"]):
+        results.update(zip(calls, run.run_turn(turn), strict=True))
+    assert results[call] == "{'result': mpf('1.3027')}"
+    assert mpmath.mp.dps == 15
+    assert _run("logarithm", value=980.0, base=20, precision=10) == "{'result': mpf('2.299121531134')}"

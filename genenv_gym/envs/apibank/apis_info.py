@@ -1,20 +1,27 @@
 """Simulated information APIs: calculator, wiki, search, dictionary, translation, media, documents, misc.
 
 Dictionary and Translate call the internet officially and ToolSearcher ranks APIs with a sentence-embedding
-model: here they replay the outputs recorded in the dialogues for the recorded inputs; other inputs get a
-deterministic answer (see docs/apibank.md): Dictionary ``Failed.`` (the official not-found answer),
-Translate an exception saying no translation is recorded, ToolSearcher the BM25 (bm25s) best match over the
-APIs' names and descriptions. SearchEngine replays recorded queries and ranks others with BM25 over the
-database's documents.
+model: here they replay the outputs recorded in the dialogues, after reading their parameters as the
+official code does before it goes online (Dictionary: ``replace('_', ' ').strip().lower()`` on the keyword;
+Translate: the language parameters lower-cased and read as googletrans codes, English when no target is
+given, the text as it is), so a call the official API would send as a recorded one gets the recorded
+reply. Other inputs get a deterministic answer (see docs/apibank.md): Dictionary ``Failed.`` (the official
+not-found answer), Translate ``Language not supported.`` where the official code says so before going
+online, else an exception saying no translation is recorded, ToolSearcher the BM25 (bm25s) best match over
+the APIs' names and descriptions. SearchEngine replays recorded queries (compared as the official code
+reads them, ``keyword.lower().strip()``) and ranks others with BM25 over the database's documents.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from genenv_gym.envs.apibank.retrieval import cached_index, search_text
 from genenv_gym.envs.apibank.signatures import SIGNATURES
+from genenv_gym.envs.apibank.translate_languages import UnsupportedLanguage, language_code
 from genenv_gym.envs.apibank.world import ApiException, World, recording_key
 
 _OPERATORS = "+-*/"
@@ -92,27 +99,60 @@ def _replayed(w: World, api_name: str, inputs: Any) -> Any:
 
 
 def search_engine(w: World, keyword: Any) -> Any:
-    recorded = _replayed(w, "SearchEngine", {"keyword": keyword})
-    if recorded is not None:
-        return recorded["output"]
+    query = keyword.lower().strip()
+    for inputs, recorded in _recorded_calls(w, "SearchEngine"):
+        if inputs["keyword"].lower().strip() == query:
+            return _reply(recorded)
     documents = w.table("SearchEngine").get("raw_documents", [])
     if not documents:
         return []
     texts = tuple(f"{d.get('title', '')} {d.get('abstract', '')}" for d in documents)
-    return [documents[i] for i in cached_index(texts).best(keyword.lower().strip(), 2)]
+    return [documents[i] for i in cached_index(texts).best(query, 2)]
+
+
+def _recorded_calls(w: World, api_name: str) -> Iterator[tuple[dict, dict]]:
+    """(recorded input, recorded reply) of every recording of ``api_name``."""
+    for key, recorded in w.recordings.items():
+        if key.startswith(api_name + "{"):
+            yield json.loads(key[len(api_name) :]), recorded
+
+
+def _reply(recorded: dict) -> Any:
+    if recorded["exception"] is not None:
+        raise ApiException(recorded["exception"])
+    return recorded["output"]
+
+
+def dictionary_word(keyword: Any) -> Any:
+    """The word the official Dictionary looks up for ``keyword``."""
+    return keyword.replace("_", " ").strip().lower()
 
 
 def dictionary(w: World, keyword: Any) -> Any:
-    recorded = _replayed(w, "Dictionary", {"keyword": keyword})
-    if recorded is not None:
-        return recorded["output"]
+    word = dictionary_word(keyword)
+    for inputs, recorded in _recorded_calls(w, "Dictionary"):
+        if dictionary_word(inputs["keyword"]) == word:
+            return _reply(recorded)
     raise ApiException("Failed.")
 
 
+def translation_request(src: Any, **kwargs: Any) -> tuple[Any, str | None, str]:
+    """(text, source code or None, target code) as the official Translate sends them; raises its
+    ``Language not supported.`` (or the error of a parameter that is not text) before going online."""
+    source = kwargs["src_lang"].lower() if "src_lang" in kwargs else None
+    target = kwargs["tgt_lang"].lower() if "tgt_lang" in kwargs else None
+    return src, None if source is None else language_code(source), language_code(target)
+
+
 def translate(w: World, src: Any, **kwargs: Any) -> Any:
-    recorded = _replayed(w, "Translate", {"src": src, **kwargs})
-    if recorded is not None:
-        return recorded["output"]
+    request = translation_request(src, **kwargs)
+    for inputs, recorded in _recorded_calls(w, "Translate"):
+        try:
+            recorded_request = translation_request(**inputs)
+        except (UnsupportedLanguage, AttributeError, TypeError):  # a recording the API would refuse
+            continue
+        if recorded_request == request:
+            return _reply(recorded)
     raise ApiException("Failed: no recorded translation for this text and these languages (offline replay).")
 
 

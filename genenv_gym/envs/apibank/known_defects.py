@@ -1,7 +1,7 @@
 """Official-mode gold calls the official evaluator rejects, and why (checked against the real data in tests).
 
 Writing each reference call as a model would (render_gold_call) and grading it with the official rules
-fails these samples: 52 of the 399 level-1 and 10 of the 135 level-2 API-call samples. Each reason is a
+fails these samples: 52 of the 399 level-1 and 40 of the 135 level-2 API-call samples. Each reason is a
 property of the official code or data, reproduced on purpose in ``scoring="official"``.
 """
 
@@ -30,6 +30,12 @@ SCENE_CASE = (
 FRESH_STATE = (
     "the call depends on an earlier call of the same dialogue (a password change or reset, a deleted user, "
     "a new appointment), but each sample runs on fresh init databases"
+)
+
+DESCRIPTION_DRIFT = (
+    "the reference is a ToolSearcher call whose recorded output holds an older API entry: the official "
+    "ToolSearcher builds its output from the present-day API classes (for a token API, GetUserToken's entry "
+    "first, whose description changed too), so the exact output comparison fails whatever the ranking"
 )
 
 _L1 = "level-1-given-desc/"
@@ -89,14 +95,44 @@ OFFICIAL_GOLD_FAILURES: dict[str, str] = {
     _L1 + "TimedSwitch-level-1-1.jsonl#0": DEVICE_ID,
     _L1 + "TimedSwitch-level-1-2.jsonl#0": DEVICE_ID,
     _L1 + "TimedSwitch-level-1-3.jsonl#0": DEVICE_ID,
+    _L2 + "AddAgenda-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "AddAgenda-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "AddAlarm-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "AddAlarm-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "AddMeeting-level-3-1.jsonl#4": ATTENDEES_TEXT,
+    _L2 + "AddMeeting-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "AddMeeting-level-3-2.jsonl#4": ATTENDEES_TEXT,
+    _L2 + "AddReminder-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAccount-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAccount-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAccount-level-3-3.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAgenda-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAgenda-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteAlarm-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "DeleteMeeting-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "DeleteMeeting-level-3-1.jsonl#4": MEETING_TIME_KEY,
+    _L2 + "DeleteMeeting-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "DeleteMeeting-level-3-2.jsonl#4": MEETING_TIME_KEY,
+    _L2 + "DeleteReminder-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "EmergencyKnowledge-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "ModifyAgenda-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "ModifyMeeting-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "ModifyMeeting-level-3-1.jsonl#4": ATTENDEES_TEXT,
+    _L2 + "ModifyReminder-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryAlarm-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryHistoryToday-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryHistoryToday-level-3-3.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryMeeting-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "QueryMeeting-level-3-1.jsonl#4": ATTENDEES_TEXT,
+    _L2 + "QueryMeeting-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "QueryMeeting-level-3-2.jsonl#4": ATTENDEES_TEXT,
+    _L2 + "QueryRegistration-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryRegistration-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "QueryStock-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
+    _L2 + "RecordHealthData-level-3-1.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "RecordHealthData-level-3-1.jsonl#2": LIST_AS_TEXT,
+    _L2 + "RecordHealthData-level-3-2.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "RecordHealthData-level-3-2.jsonl#2": LIST_AS_TEXT,
+    _L2 + "RecordHealthData-level-3-3.jsonl#0": DESCRIPTION_DRIFT,
     _L2 + "RecordHealthData-level-3-3.jsonl#2": LIST_AS_TEXT,
 }

@@ -2,8 +2,10 @@
 
 The model output's first ``[Name(...)]`` is parsed (never executed); the name must equal the reference
 API's; the call runs on a fresh copy of the init databases (earlier calls of the dialogue are not
-replayed); then the API's own correctness rule compares the result with the recorded one. The error
-texts here never include the reference call or its result.
+replayed); then the API's own correctness rule compares the result with the recorded one. A ToolSearcher
+result is the matched API's present-day entry, as the official code builds it
+(:mod:`~genenv_gym.envs.apibank.official_tool_search`). The error texts here never include the reference
+call or its result.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from genenv_gym.envs.apibank.extraction import find_call, parse_call
 from genenv_gym.envs.apibank.official_checks import check
+from genenv_gym.envs.apibank.official_tool_search import matched_name, official_output
 from genenv_gym.envs.apibank.registry import CallRefused, call_api
 from genenv_gym.envs.apibank.world import World
 
@@ -77,5 +80,9 @@ def score_api_call(world: World, ground_truth_turn: dict, model_output: str) -> 
         result = call_api(world, api_name, params)
     except CallRefused as refused:
         return CallVerdict(False, refused.bucket, str(refused), api_name, params)
+    if api_name == "ToolSearcher" and result["exception"] is None:
+        name = matched_name(result["output"])
+        if name is not None:
+            result["output"] = official_output(name, world.recordings)
     verdict = judge_result(api_name, result, ground_truth_turn["result"])
     return CallVerdict(verdict.correct, verdict.bucket, verdict.error, api_name, params, result)

@@ -34,6 +34,8 @@ from genenv_gym.envs.bfcl_multiturn.executor import execute_call, find_method, f
 from genenv_gym.envs.bfcl_multiturn.gorilla_file_system import GorillaFileSystem
 from genenv_gym.envs.bfcl_multiturn.math_api import MathAPI
 from genenv_gym.envs.bfcl_multiturn.message_api import MessageAPI
+from genenv_gym.envs.bfcl_multiturn.module_calls import ModuleCallError, call_module_function
+from genenv_gym.envs.bfcl_multiturn.module_calls import resolve as resolve_module_function
 from genenv_gym.envs.bfcl_multiturn.posting_api import TwitterAPI
 from genenv_gym.envs.bfcl_multiturn.ticket_api import TicketAPI
 from genenv_gym.envs.bfcl_multiturn.trading_bot import TradingBot
@@ -66,6 +68,14 @@ class Call:
     name: str
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A model's call string that the official loop's ``eval`` fails on before any call runs (a syntax
+    error, an unknown name as an argument); ``result`` is what the loop records."""
+
+    result: str
 
 
 @dataclass(frozen=True)
@@ -167,6 +177,65 @@ def _parse_with_ast(text: str) -> Call:
     return Call(node.func.id, kwargs, args)
 
 
+def parse_model_call(text: str) -> Call | FailedCall:
+    """A model's call string (as the official result files hold them) as the call the official loop's
+    ``eval`` would make; never raises, never evaluates.
+
+    Read with :func:`compile` to an AST only: a call of a plain or dotted name whose arguments are
+    literals or nested calls. A syntax error is the error ``eval`` reports; a bare name as an
+    argument is ``name '<x>' is not defined``; any other expression is not run (a documented
+    difference).
+    """
+    try:
+        tree = compile(text.strip(), "<string>", "eval", ast.PyCF_ONLY_AST)
+    except SyntaxError as error:
+        return FailedCall(f"Error during execution: {error}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return FailedCall(f"Error during execution: {type(error).__name__}: {error}")
+    try:
+        return _model_call(tree.body)
+    except _NotRun as error:
+        return FailedCall(f"Error during execution: {error}")
+    except (RecursionError, MemoryError) as error:
+        return FailedCall(f"Error during execution: {type(error).__name__}: {error} (not run here)")
+
+
+class _NotRun(Exception):
+    """A call string part that the loop's ``eval`` would fail on, or that is not run here."""
+
+
+def _call_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    raise _NotRun(f"the expression {ast.unparse(node)[:80]!r} is not a call that is run here")
+
+
+def _model_call(node: ast.expr) -> Call:
+    if not isinstance(node, ast.Call):
+        raise _NotRun(f"the expression {ast.unparse(node)[:80]!r} is not a call that is run here")
+    name = _call_name(node.func)
+    args = tuple(_model_argument(a) for a in node.args)
+    kwargs = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            raise _NotRun("**-arguments are not run here")
+        kwargs[keyword.arg] = _model_argument(keyword.value)
+    return Call(name, kwargs, args)
+
+
+def _model_argument(node: ast.expr) -> Any:
+    if isinstance(node, ast.Call):
+        return NestedCall(_model_call(node))
+    if isinstance(node, ast.Name):
+        raise _NotRun(f"name '{node.id}' is not defined")
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError) as error:
+        raise _NotRun(f"the argument {ast.unparse(node)[:80]!r} is not a literal ({error})") from None
+
+
 def keyword_call(instances: Mapping[str, Any], call: Call) -> Call:
     """``call`` with its positional arguments bound to the method's parameter names (when possible)."""
     if not call.args:
@@ -196,28 +265,43 @@ def _signature(method: Any) -> inspect.Signature:
 _SIGNATURES: dict[Any, inspect.Signature] = {}
 
 
-def run_call(instances: Mapping[str, Any], call: Call) -> str:
+def run_call(instances: Mapping[str, Any], call: Call | FailedCall) -> str:
     """Execute one call on the instances, rendered as the official loop records its result."""
+    if isinstance(call, FailedCall):
+        return call.result
     base = call.name.split(".")[1] if "." in call.name else call.name
     if base in REFUSED_NAMES:
         return f"Error during execution: Function call {base} is not allowed."
     if "." in call.name:
-        return f"Error during execution: name '{call.name.split('.')[0]}' is not defined"
+        try:
+            return format_result(_run_module_call(instances, call))
+        except (ModuleCallError, _NestedFailure) as error:
+            return f"Error during execution: {error}"
     if call.args:
         call = keyword_call(instances, call)
-    if call.args:
-        method = find_method(instances, call.name)
-        if method is None:
-            return f"Error during execution: name '{call.name}' is not defined"
-        try:
-            return format_result(method(*call.args, **call.kwargs))
-        except Exception as error:
-            return f"Error during execution: {error}"
+    method = find_method(instances, call.name)
+    if method is None:  # eval resolves the name before it evaluates any argument
+        return f"Error during execution: name '{call.name}' is not defined"
     try:
         kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}
+        args = tuple(_evaluate(instances, v) for v in call.args)
     except _NestedFailure as failure:
         return f"Error during execution: {failure}"
+    if args:
+        try:
+            return format_result(method(*args, **kwargs))
+        except Exception as error:
+            return f"Error during execution: {error}"
     return execute_call(instances, call.name, kwargs)
+
+
+def _run_module_call(instances: Mapping[str, Any], call: Call) -> Any:
+    """A dotted call's raw return value: the name resolved first, then the arguments evaluated (as
+    ``eval`` does), then the emulated function run (see :mod:`.module_calls`)."""
+    function = resolve_module_function(call.name)
+    kwargs = {k: _evaluate(instances, v) for k, v in call.kwargs.items()}
+    args = tuple(_evaluate(instances, v) for v in call.args)
+    return call_module_function(function, args, kwargs)
 
 
 class _NestedFailure(Exception):
@@ -230,6 +314,11 @@ def _evaluate(instances: Mapping[str, Any], value: Any) -> Any:
         call = value.call
         if call.name in REFUSED_NAMES:
             raise _NestedFailure(f"name '{call.name}' is not defined")
+        if "." in call.name:
+            try:
+                return _run_module_call(instances, call)
+            except ModuleCallError as error:
+                raise _NestedFailure(str(error)) from None
         method = find_method(instances, call.name)
         if method is None:
             raise _NestedFailure(f"name '{call.name.split('.')[0]}' is not defined")
@@ -238,11 +327,30 @@ def _evaluate(instances: Mapping[str, Any], value: Any) -> Any:
             return method(**kwargs)
         except Exception as error:
             raise _NestedFailure(str(error)) from None
+    if type(value) is str:
+        return as_rebuilt(value)
     if isinstance(value, dict):
-        return {k: _evaluate(instances, v) for k, v in value.items()}
+        return {as_rebuilt(k) if type(k) is str else k: _evaluate(instances, v) for k, v in value.items()}
     if isinstance(value, list):
         return [_evaluate(instances, v) for v in value]
     return value
+
+
+#: ``_process_method_calls``' pattern: a name followed by ``(``, anywhere in the rebuilt call string.
+_NAME_BEFORE_PARENTHESIS = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
+
+
+def as_rebuilt(text: str) -> str:
+    """A text argument as the official loop's ``eval`` receives it: the call is rebuilt as source with
+    ``repr`` of each value, and the regex that prefixes method names with their instance replaces every
+    ``name (`` in it, string literals included, by the bare name: ``'average (MA50)'`` arrives as
+    ``'average(MA50)'``. (A backend method's own name in a literal also gets an instance prefix that
+    depends on the model's name; that part is not reproduced.)"""
+    if "(" not in text:
+        return text
+    source = repr(text)
+    rebuilt = _NAME_BEFORE_PARENTHESIS.sub(r"\1", source)
+    return text if rebuilt == source else ast.literal_eval(rebuilt)
 
 
 def _as_argument(value: Any) -> Any:

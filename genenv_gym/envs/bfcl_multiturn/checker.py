@@ -31,6 +31,7 @@ from genenv_gym.envs.bfcl_multiturn.calls import (
     keyword_call,
     make_instances,
     parse_call_string,
+    parse_model_call,
     run_call,
 )
 
@@ -253,8 +254,9 @@ def check_entry(
 ) -> EntryVerdict:
     """Judge a whole model run: per turn, the steps that decoded to calls, each a list of calls.
 
-    Calls are :class:`Call` objects or call strings (parsed as ground truth is). The model's calls run on
-    fresh instances of the entry's backends, as the official checker re-executes them.
+    Calls are :class:`Call` objects or call strings (read by :func:`parse_model_call`, which never raises:
+    a string the official ``eval`` fails on records the official error). The model's calls run on fresh
+    instances of the entry's backends, as the official checker re-executes them.
     """
     if long_context is None:
         long_context = "long_context" in str(entry.get("category", entry.get("id", "")))
@@ -268,7 +270,7 @@ def check_entry(
     for turn, steps in enumerate(model_turns):
         results = []
         for step in steps:
-            calls = [(parsed.get(c) or parse_call_string(c)) if isinstance(c, str) else c for c in step]
+            calls = [(parsed.get(c) or parse_model_call(c)) if isinstance(c, str) else c for c in step]
             results.append([run_call(instances, c) for c in calls])
         checker.check_turn(turn, instances, results)
     verdict = checker.verdict()

@@ -3,13 +3,16 @@
 Each method returns ``{"result": ...}`` or ``{"error": message}`` exactly as BFCL's
 ``MathAPI`` does (same messages, same checks, same numeric types: ``logarithm`` returns an
 mpmath number, ``square_root`` a ``Decimal``). Unlike the official class, precision is set
-in a local context, so one call never changes the precision seen by another.
+in a local context, so one call never changes the precision seen by another; ``logarithm``'s number
+still prints at the call's precision, as the official one does right after the call (it sets
+``mpmath.mp.dps`` for the whole process): ``mpf('1.3027')``, not ``mpf('1.302734375')``.
 """
 
 from __future__ import annotations
 
 import math
 from decimal import Decimal, InvalidOperation, localcontext
+from functools import lru_cache
 from typing import Any
 
 _TO_METERS = {"km": 1000, "m": 1, "cm": 0.01, "mm": 0.001, "um": 1e-6, "nm": 1e-9}
@@ -35,6 +38,31 @@ _ALL = "All elements in the list must be numbers"
 def _number(x: Any) -> bool:
     """True for the values the official ``isinstance(x, (int, float))`` checks accept."""
     return isinstance(x, (int, float))
+
+
+def _printed_at(number: Any, dps: Any) -> Any:
+    """``number`` (an mpmath real or complex) as a number of the same kind that prints at ``dps`` digits."""
+    kind = _printed_kinds().get(type(number))
+    if kind is None:
+        return number
+    printed = kind(number)
+    printed.dps = dps
+    return printed
+
+
+@lru_cache(maxsize=1)
+def _printed_kinds() -> dict[type, type]:
+    """mpmath's mpf and mpc -> subclasses whose ``repr`` uses their own ``dps`` (built on first use)."""
+    import mpmath
+
+    def printed(base: type) -> type:
+        def __repr__(self: Any) -> str:
+            with mpmath.workdps(self.dps):
+                return base.__repr__(self)
+
+        return type(base.__name__, (base,), {"__repr__": __repr__, "__str__": base.__str__})
+
+    return {mpmath.mpf: printed(mpmath.mpf), mpmath.mpc: printed(mpmath.mpc)}
 
 
 class MathAPI:
@@ -75,7 +103,7 @@ class MathAPI:
             import mpmath
 
             with mpmath.workdps(precision):
-                return {"result": mpmath.log(value) / mpmath.log(base)}
+                return {"result": _printed_at(mpmath.log(value) / mpmath.log(base), precision)}
         except Exception as e:  # the official method reports any failure as its message
             return {"error": str(e)}
 
