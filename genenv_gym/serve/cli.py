@@ -35,7 +35,8 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         "--env-threads",
         type=int,
         default=defaults.env_threads,
-        help="threads running env code (default 1: safe for every env; TextWorld's parser is not thread-safe)",
+        help="threads running env code (default 1: safe for every env; TextWorld's parser is not "
+        "thread-safe)",
     )
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout_s, help="seconds")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout_s, help="seconds")
