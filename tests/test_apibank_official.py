@@ -293,3 +293,36 @@ def test_extraction_is_linear_on_hostile_openings():
     for text in ("[a(" * 33_000, "[a(x=" * 20_000, "[a(\n" * 25_000):
         assert find_call(text) is None
     assert time.perf_counter() - start < 1.0
+
+
+def _official_params(arguments: str) -> list[tuple[str, str]]:
+    """The official reading: ``re.finditer`` of the official pattern, first matching alternative's groups."""
+    import re
+
+    from genenv_gym.envs.apibank.extraction import PARAM_PATTERN
+
+    found = []
+    for m in re.finditer(PARAM_PATTERN, arguments):
+        key, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+        found.append((key, value))
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_é=[]'\" ,\n\t1")), max_size=40))
+def test_linear_parameter_reader_equals_the_official_regex(arguments):
+    from genenv_gym.envs.apibank.extraction import _params
+
+    assert _params(arguments) == _official_params(arguments)
+
+
+def test_parameter_reader_is_linear_on_hostile_arguments():
+    import time
+
+    from genenv_gym.envs.apibank.extraction import _params
+
+    start = time.process_time()
+    for text in ("a" * 100_000, "a=[" * 33_000, "a='" * 33_000, "a= " * 33_000, "a =\n" * 25_000):
+        _params(text)
+    assert parse_call("[QueryBalance(" + "a" * 100_000 + ")]") == ("QueryBalance", {})
+    assert time.process_time() - start < 1.0
