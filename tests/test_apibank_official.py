@@ -326,3 +326,27 @@ def test_parameter_reader_is_linear_on_hostile_arguments():
         _params(text)
     assert parse_call("[QueryBalance(" + "a" * 100_000 + ")]") == ("QueryBalance", {})
     assert time.process_time() - start < 1.0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("az09._@-éA\n ")), max_size=24))
+def test_send_email_address_check_accepts_what_the_official_pattern_accepts(address):
+    import re
+
+    from genenv_gym.envs.apibank.apis_info import EMAIL_PATTERN
+
+    official = r"^[a-z0-9]+[\._]?[a-z0-9]+[@]\w+[.]\w{2,3}$"
+    assert bool(re.match(EMAIL_PATTERN, address)) == bool(re.match(official, address))
+
+
+def test_send_email_address_check_is_linear_on_a_long_name():
+    import re
+    import time
+
+    from genenv_gym.envs.apibank.apis_info import EMAIL_PATTERN
+
+    start = time.process_time()
+    for address in ("a" * 100_000 + "@", "a" * 50_000 + "." + "a" * 50_000 + "@x", "a@" + "b" * 100_000):
+        assert re.match(EMAIL_PATTERN, address) is None
+    assert re.match(EMAIL_PATTERN, "john.doe@example.com") is not None
+    assert time.process_time() - start < 0.5
