@@ -350,3 +350,17 @@ def test_send_email_address_check_is_linear_on_a_long_name():
         assert re.match(EMAIL_PATTERN, address) is None
     assert re.match(EMAIL_PATTERN, "john.doe@example.com") is not None
     assert time.process_time() - start < 0.5
+
+
+def test_response_scoring_is_bounded_on_many_short_sentences():
+    import time
+
+    from genenv_gym.envs.apibank.rouge_score import MAX_SCORED_CHARS, rouge_l
+
+    reference = "The weather today is sunny. It will rain tomorrow. Bring an umbrella."
+    start = time.process_time()
+    score, error = rouge_l(reference, "a" + ".a" * 40_000)
+    assert score == 0.0 and str(MAX_SCORED_CHARS) in error
+    for hypothesis in ("a" + ".a" * 1_999, "".join(f"w{i}." for i in range(2_000))[:MAX_SCORED_CHARS]):
+        assert rouge_l(reference, hypothesis)[1] is None
+    assert time.process_time() - start < 0.5

@@ -52,3 +52,31 @@ def test_replayed_apis_answer_their_recorded_inputs(shared_data_dir):
     for task in replayed:
         obs, info = env.reset(options={"task_id": task.id})
         assert env.step(oracle.act(obs, info))[1] == 1.0
+
+
+def test_response_scores_equal_the_rouge_package_on_every_real_reply(shared_data_dir):
+    """The scorer (repeats scored once, a length cap) gives the package's own numbers on every real reply:
+    as itself, against another reply, shuffled, doubled, with its sentences repeated, and halved."""
+    import random
+
+    from rouge import Rouge
+
+    from genenv_gym.envs.apibank.rouge_score import MAX_SCORED_CHARS, rouge_l
+
+    env = gym.make("GenEnv-APIBank-Response-v0", data_dir=str(shared_data_dir)).unwrapped
+    replies = [task.evaluation["ground_truth"]["text"] for task in env.tasks]
+    assert max(map(len, replies)) <= MAX_SCORED_CHARS / 2
+    rng = random.Random(0)
+    for reference in replies:
+        words = reference.split()
+        rng.shuffle(words)
+        for hypothesis in (
+            reference,
+            rng.choice(replies),
+            " ".join(words),
+            reference + " " + reference,
+            reference.replace(".", ". ."),
+            reference[: len(reference) // 2],
+        ):
+            official = round(float(Rouge().get_scores(hypothesis, reference)[0]["rouge-l"]["f"]), 4)
+            assert rouge_l(reference, hypothesis) == (official, None)

@@ -74,7 +74,8 @@ class APIBankResponseEnv(BenchmarkEnv):
     ``UnicodeText`` of at most 100,000 characters: the reply.
 
     ## Rewards
-    ROUGE-L F1 against the recorded reply (``rouge`` 1.0.1, rounded to 4 places); empty output scores 0.
+    ROUGE-L F1 against the recorded reply (``rouge`` 1.0.1, rounded to 4 places); empty output scores 0, and
+    so does output over 4,000 characters (not scored; the longest reply is 1,335).
     ``info["success"]`` is ROUGE-L >= 0.5; ``info["metrics"]["rouge_l"]`` the score.
 
     ## Episode end
