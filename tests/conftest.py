@@ -77,18 +77,22 @@ class OfflineEnvs:
 
         return str(FIXTURES_DIR)
 
-    def make(self, env_id: str, **kwargs):
-        import gymnasium as gym
-
+    def kwargs(self, env_id: str, **kwargs) -> dict:
+        """The keyword arguments ``make`` hands ``gym.make`` (or ``gym.make_vec``) for ``env_id``."""
         if "ALFWorld" in env_id and "-Sim-" in env_id:
             domain_kwargs = {"data_dir": self.data_dir(env_id), "scene_split": "valid_unseen"}
-            return gym.make(env_id, batch_size=1, domain_kwargs={**domain_kwargs, "planner_timeout_s": 60})
+            return {"batch_size": 1, "domain_kwargs": {**domain_kwargs, "planner_timeout_s": 60}}
         if "TravelPlanner" in env_id and "-Sim-" in env_id:
             # the real database's reference information is ~10k tokens: more than small models' context
             kwargs.setdefault("domain_kwargs", {"data_dir": self.data_dir(env_id)})
         if "-Sim-" not in env_id:
             kwargs.setdefault("data_dir", self.data_dir(env_id))
-        return gym.make(env_id, **kwargs)
+        return kwargs
+
+    def make(self, env_id: str, **kwargs):
+        import gymnasium as gym
+
+        return gym.make(env_id, **self.kwargs(env_id, **kwargs))
 
 
 @pytest.fixture
