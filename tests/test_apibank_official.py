@@ -141,7 +141,7 @@ def test_info_carries_the_api_output_and_exception(env):
     _, info = play(env, TOKEN, "[GetUserToken(username='quill', password='nope')]")
     assert info["api_exception"] == "The password is incorrect." and info["api_output"] is None
     _, info = play(env, STOCK, "[QueryStock(stock_code='ZYX', date='2023-02-01')]")
-    assert info["api_output"] == 12.5 and info["metrics"]["correct"] == 1.0
+    assert info["api_output"] == "12.5" and info["metrics"]["correct"] == 1.0
 
 
 def test_extraction_reads_parameters_as_the_official_regexes_do():

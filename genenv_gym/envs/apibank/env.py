@@ -29,8 +29,9 @@ class APIBankEnv(BenchmarkEnv):
     ## Rewards
     1.0 when the official rule accepts the call, else 0.0. ``info["error_type"]`` is the error bucket
     (``no_call``, ``api_name_mismatch``, ``invalid_parameter``, ``missing_parameter``, ``checker_error``,
-    ``exception``, ``output_mismatch``, ``input_mismatch``), ``info["api_output"]`` and
-    ``info["api_exception"]`` what the simulated API returned, ``info["metrics"]["correct"]`` the verdict.
+    ``exception``, ``output_mismatch``, ``input_mismatch``), ``info["api_output"]`` (JSON text, None when
+    there is no output) and ``info["api_exception"]`` what the simulated API returned,
+    ``info["metrics"]["correct"]`` the verdict.
 
     ## Episode end
     Terminates after one step.
