@@ -34,7 +34,8 @@ def test_state_persists_within_the_episode_and_not_across(env):
     obs, _ = env.reset(options={"task_id": ALARM})
     assert obs.endswith("user: Please set an alarm for 6:45 tomorrow morning, the 2nd of February.")
     obs, reward, terminated, _, info = env.step("[GetUserToken(username='quill', password='inkpot7')]")
-    assert info["api_output"] == {"token": "qx1l2l3t4o5k6e7n8z"} and not terminated and reward == 0.0
+    assert json.loads(info["api_output"]) == {"token": "qx1l2l3t4o5k6e7n8z"}
+    assert not terminated and reward == 0.0
     env.step("[ModifyPassword(token='qx1l2l3t4o5k6e7n8z', old_password='inkpot7', new_password='new')]")
     _, _, _, _, info = env.step("[GetUserToken(username='quill', password='new')]")
     assert info["api_exception"] is None  # the new password holds in this episode

@@ -141,7 +141,7 @@ def test_info_carries_the_api_output_and_exception(env):
     _, info = play(env, TOKEN, "[GetUserToken(username='quill', password='nope')]")
     assert info["api_exception"] == "The password is incorrect." and info["api_output"] is None
     _, info = play(env, STOCK, "[QueryStock(stock_code='ZYX', date='2023-02-01')]")
-    assert info["api_output"] == 12.5 and info["metrics"]["correct"] == 1.0
+    assert info["api_output"] == "12.5" and info["metrics"]["correct"] == 1.0
 
 
 def test_extraction_reads_parameters_as_the_official_regexes_do():
@@ -293,3 +293,74 @@ def test_extraction_is_linear_on_hostile_openings():
     for text in ("[a(" * 33_000, "[a(x=" * 20_000, "[a(\n" * 25_000):
         assert find_call(text) is None
     assert time.perf_counter() - start < 1.0
+
+
+def _official_params(arguments: str) -> list[tuple[str, str]]:
+    """The official reading: ``re.finditer`` of the official pattern, first matching alternative's groups."""
+    import re
+
+    from genenv_gym.envs.apibank.extraction import PARAM_PATTERN
+
+    found = []
+    for m in re.finditer(PARAM_PATTERN, arguments):
+        key, value = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+        found.append((key, value))
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_é=[]'\" ,\n\t1")), max_size=40))
+def test_linear_parameter_reader_equals_the_official_regex(arguments):
+    from genenv_gym.envs.apibank.extraction import _params
+
+    assert _params(arguments) == _official_params(arguments)
+
+
+def test_parameter_reader_is_linear_on_hostile_arguments():
+    import time
+
+    from genenv_gym.envs.apibank.extraction import _params
+
+    start = time.process_time()
+    for text in ("a" * 100_000, "a=[" * 33_000, "a='" * 33_000, "a= " * 33_000, "a =\n" * 25_000):
+        _params(text)
+    assert parse_call("[QueryBalance(" + "a" * 100_000 + ")]") == ("QueryBalance", {})
+    assert time.process_time() - start < 1.0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("az09._@-éA\n ")), max_size=24))
+def test_send_email_address_check_accepts_what_the_official_pattern_accepts(address):
+    import re
+
+    from genenv_gym.envs.apibank.apis_info import EMAIL_PATTERN
+
+    official = r"^[a-z0-9]+[\._]?[a-z0-9]+[@]\w+[.]\w{2,3}$"
+    assert bool(re.match(EMAIL_PATTERN, address)) == bool(re.match(official, address))
+
+
+def test_send_email_address_check_is_linear_on_a_long_name():
+    import re
+    import time
+
+    from genenv_gym.envs.apibank.apis_info import EMAIL_PATTERN
+
+    start = time.process_time()
+    for address in ("a" * 100_000 + "@", "a" * 50_000 + "." + "a" * 50_000 + "@x", "a@" + "b" * 100_000):
+        assert re.match(EMAIL_PATTERN, address) is None
+    assert re.match(EMAIL_PATTERN, "john.doe@example.com") is not None
+    assert time.process_time() - start < 0.5
+
+
+def test_response_scoring_is_bounded_on_many_short_sentences():
+    import time
+
+    from genenv_gym.envs.apibank.rouge_score import MAX_SCORED_CHARS, rouge_l
+
+    reference = "The weather today is sunny. It will rain tomorrow. Bring an umbrella."
+    start = time.process_time()
+    score, error = rouge_l(reference, "a" + ".a" * 40_000)
+    assert score == 0.0 and str(MAX_SCORED_CHARS) in error
+    for hypothesis in ("a" + ".a" * 1_999, "".join(f"w{i}." for i in range(2_000))[:MAX_SCORED_CHARS]):
+        assert rouge_l(reference, hypothesis)[1] is None
+    assert time.process_time() - start < 0.5

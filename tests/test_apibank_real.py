@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 
@@ -79,8 +81,9 @@ def test_official_toolsearcher_returns_the_present_day_entry(shared_data_dir):
             assert got == reward, (scoring, task_id, info.get("error"))
             if scoring == "official" and task_id == drifted:
                 assert info["error_type"] == "output_mismatch"
-                assert [e["name"] for e in info["api_output"]] == ["GetUserToken", "AddAgenda"]
-                assert info["api_output"][0]["description"] != "Get the user token."  # the recorded text
+                entries = json.loads(info["api_output"])
+                assert [e["name"] for e in entries] == ["GetUserToken", "AddAgenda"]
+                assert entries[0]["description"] != "Get the user token."  # the recorded text
 
 
 @pytest.mark.parametrize(
@@ -104,3 +107,31 @@ def test_replayed_apis_read_their_parameters_as_officially(shared_data_dir, task
     wrong = wrong.replace("='SPANISH'", "='Klingon'")
     reward, info = _step(env, task_id, wrong)
     assert reward == 0.0 and info["error_type"] == "exception"
+
+
+def test_response_scores_equal_the_rouge_package_on_every_real_reply(shared_data_dir):
+    """The scorer (repeats scored once, a length cap) gives the package's own numbers on every real reply:
+    as itself, against another reply, shuffled, doubled, with its sentences repeated, and halved."""
+    import random
+
+    from rouge import Rouge
+
+    from genenv_gym.envs.apibank.rouge_score import MAX_SCORED_CHARS, rouge_l
+
+    env = gym.make("GenEnv-APIBank-Response-v0", data_dir=str(shared_data_dir)).unwrapped
+    replies = [task.evaluation["ground_truth"]["text"] for task in env.tasks]
+    assert max(map(len, replies)) <= MAX_SCORED_CHARS / 2
+    rng = random.Random(0)
+    for reference in replies:
+        words = reference.split()
+        rng.shuffle(words)
+        for hypothesis in (
+            reference,
+            rng.choice(replies),
+            " ".join(words),
+            reference + " " + reference,
+            reference.replace(".", ". ."),
+            reference[: len(reference) // 2],
+        ):
+            official = round(float(Rouge().get_scores(hypothesis, reference)[0]["rouge-l"]["f"]), 4)
+            assert rouge_l(reference, hypothesis) == (official, None)

@@ -81,6 +81,18 @@ def test_response_and_observation_truncation_with_the_character_proxy():
     _, _, _, _, info = env.step("x" * 30 + "<answer>Tarsk</answer>")  # the answer lies past 40 characters
     assert info["response_truncated"] and info["error_type"] == "invalid_action"
 
+    _, reward, terminated, _, info = env.step("<answer>Tarsk</answer>")  # the next turn answers afresh
+    assert (reward, terminated, info["answer"]) == (1.0, True, "Tarsk")
+
+
+def test_an_overlong_answer_cut_at_the_token_limit_does_not_swallow_the_next_answer():
+    env = gym.make("GenEnv-Bamboogle-v0", data_dir=str(FIXTURES_DIR))  # 500 tokens
+    env.reset(options={"task_id": "test_0"})
+    _, _, terminated, _, info = env.step("<answer>" + "very long reasoning " * 500 + "</answer>")
+    assert info["response_truncated"] and info["error_type"] == "invalid_action" and not terminated
+    _, reward, terminated, _, info = env.step("<answer>Tarsk</answer>")
+    assert (reward, terminated, info["answer"]) == (1.0, True, "Tarsk")
+
 
 def test_obs_truncation(tmp_path):
     corpus = tmp_path / "c.jsonl"

@@ -164,3 +164,47 @@ def test_http_retriever_refused_connection_and_bad_url():
         HTTPRetriever("http://127.0.0.1:9/retrieve", timeout=0.5, retries=1, backoff=0.01).search("q", 3)
     with pytest.raises(ValueError, match="http"):
         HTTPRetriever("ftp://x")
+
+
+@pytest.fixture
+def raw_server():
+    from raw_http_server import RawServer
+
+    server = RawServer()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("bad_status", "malformed HTTP reply"),
+        ("not_http", "malformed HTTP reply"),
+        ("huge_header", "malformed HTTP reply"),
+        ("many_headers", "malformed HTTP reply"),
+        ("bad_chunked", "malformed HTTP reply"),
+        ("short_body", "malformed HTTP reply"),
+        ("deep_json", "not JSON"),
+        ("nan_score", "score is not a finite number"),
+    ],
+)
+def test_http_retriever_misbehaving_server_is_a_retrieval_error(raw_server, path, message):
+    retriever = HTTPRetriever(raw_server.url(path), timeout=2, retries=1, backoff=0.01)
+    with pytest.raises(RetrievalError, match=message):
+        retriever.search("q", 3)
+    assert HTTPRetriever(raw_server.url("ok"), timeout=2).search("q", 3)[0]["score"] == 1.0
+
+
+def test_http_retriever_refuses_a_redirect(raw_server):
+    with pytest.raises(RetrievalError, match="HTTP 302: redirects are refused"):
+        HTTPRetriever(raw_server.url("redirect"), timeout=2, retries=2, backoff=0.01).search("q", 3)
+    assert raw_server.requests == ["redirect"]  # neither followed nor retried
+
+
+def test_http_retriever_cuts_a_dripping_reply_at_its_total_deadline(raw_server):
+    """One byte every 0.1 s, each read well within the timeout: the whole reply still gets 0.5 s."""
+    start = time.monotonic()
+    with pytest.raises(RetrievalError, match=r"no complete reply within 0\.5 s"):
+        HTTPRetriever(raw_server.url("drip"), timeout=0.5, retries=1, backoff=0.01).search("q", 3)
+    assert time.monotonic() - start < 3.0
+    assert raw_server.requests == ["drip", "drip"]

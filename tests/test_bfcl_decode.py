@@ -356,6 +356,19 @@ def test_deep_java_nesting_is_rejected_like_a_recursion_error() -> None:
         decode_java_js("A.f(a=" + "(" * 2000 + "1" + ")" * 2000 + ", b=1)", "java")
 
 
+@pytest.mark.parametrize("language", ["java", "javascript"])
+def test_long_java_js_output_is_refused_unparsed_within_a_cpu_bound(language) -> None:
+    start = time.process_time()
+    for text in ("f()" * 24_000, "a b " * 24_000, "A.f(a=1);" * 10_000):
+        with pytest.raises(DecodeError, match="longer than") as caught:
+            decode_java_js(text, language)
+        assert caught.value.error_type == "ast_decoder:decoder_failed"
+    at_cap = "f()" * (java_js.MAX_SOURCE_CHARS // 3)
+    with pytest.raises(DecodeError, match="syntax error"):
+        decode_java_js(at_cap, language)
+    assert time.process_time() - start < 0.5
+
+
 def test_bad_dispatch_arguments() -> None:
     with pytest.raises(ValueError):
         decode_output("[f()]", "cobol")

@@ -123,6 +123,8 @@ def test_step_limit_in_the_last_turn_judges_the_turn():
         "[__init__()]",
         "[cd(folder=open('/etc/passwd').read())]",
         "[edit_ticket(ticket_id=7, updates={})]",
+        "[cd(folder=(10**4000)*(10**4000)*(10**4000))]",
+        '[{"name": "cd", "arguments": {"folder": 1' + "0" * 5000 + "}}]",
         "\x00\x01\x7f",
         42,
         None,
@@ -183,3 +185,10 @@ def test_real_entries_play_to_one_with_the_oracle(shared_data_dir):
             assert total == 1.0, (category, index, info)
     obs, _ = env.reset(options={"task_id": "multi_turn_long_context_0"})
     assert '"name": "cd"' in obs
+
+
+def test_a_call_over_python_s_digit_limit_is_a_decode_failure_as_officially():
+    env = make()
+    env.reset(options={"task_id": "multi_turn_base_0"})
+    _, reward, _, _, info = env.unwrapped.step("[cd(folder=(10**4000)*(10**4000)*(10**4000))]")
+    assert reward == 0.0 and "cannot be rebuilt as text" in info["decode_error"]

@@ -131,8 +131,8 @@ def test_mutations_fail_the_expected_constraint() -> None:
     reward, info = play(env, "train/1", render_plan_text(plan[:2]))
     assert reward == 0.0 and info["error_type"] == "commonsense:is_reasonable_visiting_city"
     assert info["commonsense"]["is_not_absent"] == {"passed": False, "reason": "Invalid Days"}
-    assert info["hard"] is None
-    assert info["metrics"]["hard"] is None and info["metrics"]["commonsense"]["is_not_absent"] is False
+    assert info["hard"] == {}  # not evaluated: the documented empty form
+    assert info["metrics"]["hard"] == {} and info["metrics"]["commonsense"]["is_not_absent"] is False
 
 
 @pytest.mark.parametrize(

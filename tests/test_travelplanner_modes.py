@@ -72,7 +72,7 @@ def test_dense_reward_is_the_fraction_of_applicable_constraints_passed() -> None
     # gated: the hard constraints are not evaluated and count as not passed (denominator stays 13)
     reward, info = play(dense, GOLD[:2])
     passed = sum(v is True for v in info["metrics"]["commonsense"].values())
-    assert info["hard"] is None and reward == pytest.approx(passed / 13) and 0 < passed < 8
+    assert info["hard"] == {} and reward == pytest.approx(passed / 13) and 0 < passed < 8
     for hostile in ("no plan at all", "Day 1:\nCurrent City: from Harborview\n"):
         reward, info = play(dense, hostile)
         assert reward == 0.0 and info["constraints_passed"] == 0 and not info["success"]

@@ -227,7 +227,10 @@ def play_music(w: World, music_name: Any) -> Any:
     return f"music://{music_name}"
 
 
-_EMAIL = re.compile(r"^[a-z0-9]+[\._]?[a-z0-9]+[@]\w+[.]\w{2,3}$")
+#: The official address pattern ``^[a-z0-9]+[\._]?[a-z0-9]+[@]\w+[.]\w{2,3}$``, written so that it
+#: accepts the same strings in linear time (the official form backtracks quadratically on a long name).
+EMAIL_PATTERN = r"^(?:[a-z0-9]+[._][a-z0-9]+|[a-z0-9]{2,})@\w+\.\w{2,3}$"
+_EMAIL = re.compile(EMAIL_PATTERN)
 
 
 def send_email(w: World, receiver: Any, subject: Any, content: Any) -> Any:

@@ -22,7 +22,7 @@ from genenv_gym.envs.apibank.extraction import find_call, parse_call, render_cal
 from genenv_gym.envs.apibank.official_checks import check
 from genenv_gym.envs.apibank.prompt import describe_apis, render_messages
 from genenv_gym.envs.apibank.registry import CallRefused, execute
-from genenv_gym.envs.apibank.world import World
+from genenv_gym.envs.apibank.world import World, output_json
 from genenv_gym.task import Task, thaw
 
 DIALOGUE_PROMPT = (
@@ -112,7 +112,7 @@ class DialogueEpisode(Episode):
         self.messages.append(
             {"role": "system", "content": f"{render_call(api_name, params)} Response: {result['output']}"}
         )
-        return {"api_output": result["output"], "api_exception": result["exception"]}
+        return {"api_output": output_json(result["output"]), "api_exception": result["exception"]}
 
     def _advance_after_call(self) -> None:
         """A call takes the place of a recorded API turn, or of an AI turn that itself wrote a call."""

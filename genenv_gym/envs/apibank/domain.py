@@ -19,21 +19,11 @@ from genenv_gym.envs.apibank.official import score_api_call
 from genenv_gym.envs.apibank.prompt import API_CALL_PROMPT, RESPONSE_PROMPT, build_messages, render_messages
 from genenv_gym.envs.apibank.rouge_score import rouge_l
 from genenv_gym.envs.apibank.signatures import SIGNATURES
-from genenv_gym.envs.apibank.world import World
+from genenv_gym.envs.apibank.world import World, output_json
 from genenv_gym.task import Task, thaw
 
 LEVELS = tuple(data.LEVEL_FOLDERS)
 _WORDS = ("today", "please", "meeting", "token", "account", "2023-03-31", "alarm", "yes", "done", "the")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Exception):
-        return repr(value)
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 class _APIBankBase(Domain):
@@ -183,7 +173,7 @@ class APIBankDomain(_APIBankBase):
             verdict = score_corrected(self.world(), earlier, truth, action)
         details = {
             "api_name": verdict.api_name,
-            "api_output": _jsonable(verdict.result.get("output")) if verdict.result else None,
+            "api_output": output_json(verdict.result.get("output")) if verdict.result else None,
             "api_exception": verdict.result.get("exception") if verdict.result else None,
             "metrics": {
                 "correct": float(verdict.correct),

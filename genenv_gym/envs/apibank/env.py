@@ -29,8 +29,9 @@ class APIBankEnv(BenchmarkEnv):
     ## Rewards
     1.0 when the official rule accepts the call, else 0.0. ``info["error_type"]`` is the error bucket
     (``no_call``, ``api_name_mismatch``, ``invalid_parameter``, ``missing_parameter``, ``checker_error``,
-    ``exception``, ``output_mismatch``, ``input_mismatch``), ``info["api_output"]`` and
-    ``info["api_exception"]`` what the simulated API returned, ``info["metrics"]["correct"]`` the verdict.
+    ``exception``, ``output_mismatch``, ``input_mismatch``), ``info["api_output"]`` (JSON text, None when
+    there is no output) and ``info["api_exception"]`` what the simulated API returned,
+    ``info["metrics"]["correct"]`` the verdict.
 
     ## Episode end
     Terminates after one step.
@@ -74,7 +75,8 @@ class APIBankResponseEnv(BenchmarkEnv):
     ``UnicodeText`` of at most 100,000 characters: the reply.
 
     ## Rewards
-    ROUGE-L F1 against the recorded reply (``rouge`` 1.0.1, rounded to 4 places); empty output scores 0.
+    ROUGE-L F1 against the recorded reply (``rouge`` 1.0.1, rounded to 4 places); empty output scores 0, and
+    so does output over 4,000 characters (not scored; the longest reply is 1,335).
     ``info["success"]`` is ROUGE-L >= 0.5; ``info["metrics"]["rouge_l"]`` the score.
 
     ## Episode end

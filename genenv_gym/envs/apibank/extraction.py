@@ -34,7 +34,47 @@ def _match(text: str) -> tuple[int, int, int] | None:
     return None
 
 
-_PARAM = re.compile(r"(\w+)\s*=\s*['\"](.+?)['\"]|(\w+)\s*=\s*(\[.*\])|(\w+)\s*=\s*(\w+)")
+#: The official parameter pattern, kept as the specification :func:`_params` reads in linear time.
+PARAM_PATTERN = r"(\w+)\s*=\s*['\"](.+?)['\"]|(\w+)\s*=\s*(\[.*\])|(\w+)\s*=\s*(\w+)"
+#: ``key =`` at the start of a word (a match of the official pattern can only start there: the key is a
+#: whole word, as a shorter key would be followed by a word character, never by blanks or ``=``).
+_KEY = re.compile(r"(?<!\w)(\w+)\s*=\s*")
+_WORD = re.compile(r"\w+")
+_QUOTE = re.compile(r"['\"\n]")
+
+
+def _params(arguments: str) -> list[tuple[str, str]]:
+    """``(key, value)`` of each match of :data:`PARAM_PATTERN` in ``arguments``, in order, in linear time.
+
+    Same matches as ``re.finditer(PARAM_PATTERN, arguments)`` (whose backtracking is quadratic on a long
+    word): the value after ``key=`` is a quoted text (up to the first quote of either kind after at least one
+    character, on the same line), else ``[...]`` up to the last ``]`` of the line, else a word.
+    """
+    found: list[tuple[str, str]] = []
+    line_end, last_bracket = -1, -1  # the current line's end and its last ']'
+    position = 0
+    while (key := _KEY.search(arguments, position)) is not None:
+        value = position = key.end()
+        first = arguments[value : value + 1]
+        if first in ("'", '"'):
+            closing = _QUOTE.search(arguments, value + 2)  # the text is one character or more, not '\n'
+            if closing is not None and closing.group() != "\n" and arguments[value + 1] != "\n":
+                found.append((key.group(1), arguments[value + 1 : closing.start()]))
+                position = closing.end()
+        elif first == "[":
+            if value > line_end:
+                line_end = arguments.find("\n", value)
+                line_end = len(arguments) if line_end < 0 else line_end
+                last_bracket = arguments.rfind("]", value, line_end)
+            if last_bracket > value:
+                found.append((key.group(1), arguments[value : last_bracket + 1]))
+                position = last_bracket + 1
+        elif first:
+            word = _WORD.match(arguments, value)
+            if word is not None:
+                found.append((key.group(1), word.group()))
+                position = word.end()
+    return found
 
 
 def find_call(text: str) -> str | None:
@@ -49,15 +89,7 @@ def parse_call(call: str) -> tuple[str, dict[str, str]]:
     if match is None:
         raise ValueError("no [ApiName(...)] call in the text")
     start, args, end = match
-    params: dict[str, str] = {}
-    for m in _PARAM.finditer(call[args : end - 2]):
-        if m.group(1):
-            params[m.group(1)] = m.group(2)
-        elif m.group(3):
-            params[m.group(3)] = m.group(4)
-        elif m.group(5):
-            params[m.group(5)] = m.group(6)
-    return call[start + 1 : args - 1], params
+    return call[start + 1 : args - 1], dict(_params(call[args : end - 2]))
 
 
 def render_call(api_name: str, params: dict) -> str:

@@ -56,3 +56,24 @@ class World:
             if accounts[username]["token"] == token:
                 return username
         raise ApiException("The token is invalid.")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Exception):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def output_json(output: Any) -> str | None:
+    """An API's output as JSON text (``info["api_output"]``), None when there is none.
+
+    One type whatever the API returns (a number, a text, a dict, a list), so that vector envs can merge
+    the info of their copies; ``json.loads`` gives the value back.
+    """
+    if output is None:
+        return None
+    return json.dumps(_jsonable(output), ensure_ascii=False, default=str)

@@ -65,15 +65,12 @@ class SearchEpisode(Episode):
         self.passages: list[list[dict[str, Any]]] = []
         self.invalid_turns = 0
 
-    def _agent_text(self) -> str:
-        return "".join(self.turns)
-
     def _finish(self, turn_info: dict[str, Any], truncated: bool) -> StepResult:
         self.done = True
         if self.config.extraction == "reference":
             answer = extract_answer(self.observation, "reference")
-        else:
-            answer = extract_answer(self._agent_text())
+        else:  # the turn that answered: a pair never spans turns (an earlier cut "<answer>..." stays out)
+            answer = extract_answer(self.turns[-1]) if self.turns else None
         metrics = answer_metrics(answer, self.golden)
         reward = metrics[self.config.reward]
         info = {

@@ -8,7 +8,7 @@
 - ``extract_answer``: the last ``<answer>...</answer>`` pair, stripped (``qa_em.py``'s
   ``extract_solution``). The reference runs it on the prompt *and* the response and returns None when
   there are fewer than two pairs, because its prompt holds the example ``<answer> Beijing </answer>``.
-  We score only the agent's text, so one pair is enough (``mode="response"``); ``mode="reference"``
+  We score only the agent's answering turn, so one pair is enough (``mode="response"``); ``mode="reference"``
   reproduces the reference exactly (pass it the prompt plus the response).
 """
 

@@ -8,11 +8,15 @@ fit to show the agent; the episode turns it into an outcome.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import http.client
 import json
+import math
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -174,10 +178,16 @@ class BM25Retriever:
 class HTTPRetriever:
     """A Search-R1-compatible retrieval server: ``POST {url}`` with ``{"queries", "topk", "return_scores"}``.
 
-    Each request times out after ``timeout`` seconds and is retried ``retries`` times (with a short
-    back-off) on connection errors, timeouts and 5xx replies; a reply that is not ``{"result": [[...]]}``
-    with ``document.contents`` strings is an error, never trusted.
+    Each request must be answered in full within ``timeout`` seconds (connection, headers and body
+    together: a server that drips its reply is cut off at the deadline), and is retried ``retries`` times
+    (with a short back-off) on connection errors, timeouts, malformed HTTP and 5xx replies; so one search
+    takes at most about ``(retries + 1) * timeout`` seconds plus the back-offs. A redirect is refused, never
+    followed. A reply that is not ``{"result": [[...]]}`` with ``document.contents`` strings and finite (or
+    absent) scores is an error, never trusted.
     """
+
+    #: Largest reply body read (bytes); a longer reply is an error.
+    MAX_REPLY_BYTES = 50_000_000
 
     def __init__(self, url: str, timeout: float = 10.0, retries: int = 2, backoff: float = 0.5) -> None:
         if not url.startswith(("http://", "https://")):
@@ -187,6 +197,41 @@ class HTTPRetriever:
         if timeout <= 0 or retries < 0:
             raise ValueError("timeout must be > 0 and retries >= 0")
         self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
+        parts = urllib.parse.urlsplit(url)
+        self._https = parts.scheme == "https"
+        self._host, self._port = parts.hostname or "", parts.port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+    def _exchange(self, data: bytes) -> tuple[int, bytes]:
+        """One POST: the reply's status and body, all within ``timeout`` seconds (else TimeoutError)."""
+        kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        connection = kind(self._host, self._port, timeout=self.timeout)
+        expired = threading.Event()
+
+        def cut_off() -> None:  # wakes a blocked read: the reply ends at the deadline
+            expired.set()
+            with contextlib.suppress(OSError, AttributeError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(self.timeout, cut_off)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            connection.request("POST", self._path, data, {"Content-Type": "application/json"})
+            reply = connection.getresponse()
+            body = reply.read(self.MAX_REPLY_BYTES + 1)
+            if reply.length:  # read(amount) returns a body cut short by the server without complaint
+                raise http.client.IncompleteRead(body, reply.length)
+        except (OSError, http.client.HTTPException, ValueError):
+            if expired.is_set():
+                raise TimeoutError(f"no complete reply within {self.timeout} s") from None
+            raise
+        finally:
+            watchdog.cancel()
+            connection.close()
+        if expired.is_set():
+            raise TimeoutError(f"no complete reply within {self.timeout} s")
+        return reply.status, body
 
     def _post(self, payload: dict[str, Any]) -> Any:
         data = json.dumps(payload).encode()
@@ -194,20 +239,28 @@ class HTTPRetriever:
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * attempt)
-            request = urllib.request.Request(
-                self.url, data, {"Content-Type": "application/json"}, method="POST"
-            )
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as reply:
-                    body = reply.read(50_000_000)
-                return json.loads(body)
-            except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code}"
-                if exc.code < 500:
+                status, body = self._exchange(data)
+            except (TimeoutError, ConnectionError, OSError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            except (http.client.HTTPException, ValueError) as exc:
+                last = f"malformed HTTP reply ({type(exc).__name__}: {str(exc)[:200]})"
+                continue
+            if 300 <= status < 400:
+                last = f"HTTP {status}: redirects are refused"
+                break
+            if status >= 400:
+                last = f"HTTP {status}"
+                if status < 500:
                     break
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-                last = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
-            except ValueError:
+                continue
+            if len(body) > self.MAX_REPLY_BYTES:
+                last = f"the reply is larger than {self.MAX_REPLY_BYTES} bytes"
+                break
+            try:
+                return json.loads(body)
+            except (ValueError, RecursionError):
                 last = "the reply is not JSON"
         raise RetrievalError(f"retrieval server {self.url} failed after {attempt + 1} attempt(s): {last}")
 
@@ -220,12 +273,16 @@ class HTTPRetriever:
                 contents = item["document"]["contents"]
                 if not isinstance(contents, str):
                     raise TypeError("contents is not a string")
-                results.append({"document": dict(item["document"]), "score": item.get("score")})
+                score = item.get("score")
+                if score is not None and (type(score) not in (int, float) or not math.isfinite(score)):
+                    raise TypeError("score is not a finite number")
+                results.append({"document": dict(item["document"]), "score": score})
             return results
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
             raise RetrievalError(
                 f"retrieval server {self.url} sent a reply that is not Search-R1's "
-                f'{{"result": [[{{"document": {{"contents": ...}}, "score": ...}}]]}} ({type(exc).__name__})'
+                f'{{"result": [[{{"document": {{"contents": ...}}, "score": ...}}]]}} '
+                f"({type(exc).__name__}: {exc})"
             ) from None
 
 

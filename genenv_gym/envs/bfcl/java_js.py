@@ -23,7 +23,8 @@ what ``re`` returns but in time linear in the input for a fixed pattern.
 
 Official parsing recurses over the syntax tree and fails with ``RecursionError`` on very deep trees; this is
 emulated by counting the official frames (:data:`FRAME_LIMIT`), so deep input is rejected at about the same
-depth. tree-sitter is imported lazily; the grammars are those of the ``[bfcl]`` extra.
+depth. Output over :data:`MAX_SOURCE_CHARS` characters is not parsed (tree-sitter's error recovery makes
+long malformed text costly). tree-sitter is imported lazily; the grammars are those of the ``[bfcl]`` extra.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "FRAME_LIMIT",
     "JAVA_TYPE_CONVERSION",
     "JS_TYPE_CONVERSION",
+    "MAX_SOURCE_CHARS",
     "OFFICIAL_GRAMMAR_VERSIONS",
     "decode_java_js",
     "grammar_version",
@@ -89,6 +91,11 @@ OFFICIAL_GRAMMAR_VERSIONS: dict[str, str] = {"java": "0.21.0", "javascript": "0.
 
 #: Python frames the official Java decoder may use before ``RecursionError`` (limit 1000 minus its callers).
 FRAME_LIMIT: int = 975
+
+#: Longest Java / JavaScript output that is parsed (the official checker has no limit). tree-sitter's error
+#: recovery costs ~5 µs a character (``"f()" * 24000`` took 0.5 s CPU), so longer output is rejected unread
+#: with ``ast_decoder:decoder_failed``; the longest real answer (the oracle's) has 340 characters.
+MAX_SOURCE_CHARS: int = 20_000
 
 _INSTALL_HINT = "Java / JavaScript BFCL answers need tree-sitter: pip install 'genenv-gym[bfcl]'"
 
@@ -400,6 +407,10 @@ def decode_java_js(text: str, language: Literal["java", "javascript"]) -> list[d
     if language not in ("java", "javascript"):
         raise ValueError(f"language must be 'java' or 'javascript', got {language!r}")
     text = check_output_text(text)
+    if len(text) > MAX_SOURCE_CHARS:
+        raise DecodeError(
+            f"{language} output is longer than {MAX_SOURCE_CHARS} characters ({len(text)}): not parsed"
+        )
     source = bracket_wrap(text)[1:-1]
     try:
         data = source.encode("utf-8")

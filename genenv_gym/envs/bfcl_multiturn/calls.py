@@ -386,7 +386,7 @@ def decode_calls(text: Any, action_format: str = "python") -> list[Call]:
         decoded = decode_json_calls(text)
         if is_empty_output(decoded):
             return []
-        return [Call(str(name), dict(args)) for item in decoded for name, args in item.items()]
+        return _rebuildable([Call(str(name), dict(args)) for item in decoded for name, args in item.items()])
     decoded = decode_python(text)
     if is_empty_output(decoded):
         return []
@@ -394,6 +394,18 @@ def decode_calls(text: Any, action_format: str = "python") -> list[Call]:
     for item in decoded:
         for name, args in item.items():
             calls.append(Call(str(name), {str(k): _as_argument(v) for k, v in args.items()}))
+    return _rebuildable(calls)
+
+
+def _rebuildable(calls: list[Call]) -> list[Call]:
+    """``calls``, or DecodeError when one cannot be written back as text (an integer over Python's 4,300
+    digits, say): the official loop rebuilds every call as a string before running any, and a failure
+    there is its decode failure."""
+    for call in calls:
+        try:
+            render_call(call)
+        except (ValueError, RecursionError) as error:
+            raise DecodeError(f"the call {call.name!r} cannot be rebuilt as text: {error}") from None
     return calls
 
 

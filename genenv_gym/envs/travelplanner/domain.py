@@ -116,15 +116,15 @@ def _literal(value: object) -> object:
 
 
 def verdict_metrics(verdict: PlanVerdict) -> dict[str, Any]:
-    """The per-episode figures ``summarize_metrics`` needs (JSON-serialisable)."""
+    """The per-episode figures ``summarize_metrics`` needs (JSON-serialisable).
+
+    ``commonsense`` and ``hard`` are always dicts, empty when not evaluated (no plan delivered, or the
+    gate not passed): an evaluated group is never empty, and one type per key lets Gymnasium's vector envs
+    merge the info of their copies."""
     return {
         "delivered": verdict.delivered,
-        "commonsense": None
-        if verdict.commonsense is None
-        else {key: result.passed for key, result in verdict.commonsense.items()},
-        "hard": None
-        if verdict.hard is None
-        else {key: result.passed for key, result in verdict.hard.items()},
+        "commonsense": {key: result.passed for key, result in (verdict.commonsense or {}).items()},
+        "hard": {key: result.passed for key, result in (verdict.hard or {}).items()},
         "hard_applicable": verdict.hard_applicable,
         "final_pass": verdict.passed,
         "constraints_passed": verdict.constraints_passed,
@@ -134,7 +134,7 @@ def verdict_metrics(verdict: PlanVerdict) -> dict[str, Any]:
 
 def _from_metrics(metrics: Mapping[str, Any]) -> PlanVerdict:
     def box(values: object) -> dict[str, ConstraintResult] | None:
-        if not isinstance(values, Mapping):
+        if not isinstance(values, Mapping) or not values:  # empty (or None, as once written): not evaluated
             return None
         return {str(key): ConstraintResult(value) for key, value in values.items()}
 
@@ -179,10 +179,8 @@ def category_of(level: str, days: int) -> str:
 
 
 def _details(verdict: PlanVerdict, plan_format: str | None, reward_mode: str, scoring: str) -> dict[str, Any]:
-    def box(results: Mapping[str, ConstraintResult] | None) -> dict | None:
-        if results is None:
-            return None
-        return {key: {"passed": r.passed, "reason": r.reason} for key, r in results.items()}
+    def box(results: Mapping[str, ConstraintResult] | None) -> dict:
+        return {key: {"passed": r.passed, "reason": r.reason} for key, r in (results or {}).items()}
 
     return {
         "delivered": verdict.delivered,
