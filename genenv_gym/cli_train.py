@@ -59,12 +59,14 @@ def cmd_train(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from genenv_gym.train.checkpoint import UnreadableCheckpointError
     from genenv_gym.train.loop import Trainer
+    from genenv_gym.train.metrics import DamagedMetricsError
 
     try:
         trainer = Trainer(config)
         trainer.run(resume=args.resume)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, UnreadableCheckpointError, DamagedMetricsError) as exc:
         print(f"genenv train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

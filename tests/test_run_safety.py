@@ -152,3 +152,37 @@ def test_an_atomic_write_that_fails_keeps_the_old_content(tmp_path: Path) -> Non
         raise RuntimeError("crash mid-write")
     assert path.read_text() == '{"epoch": 0}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["metrics.jsonl"]
+
+
+def test_a_torn_metrics_line_and_stale_temp_files_do_not_block_resume(tmp_path: Path, capsys) -> None:
+    assert _train_cli(tmp_path) == 0
+    with (tmp_path / "metrics.jsonl").open("a") as metrics:
+        metrics.write('{"epoch": 2, "r_e')  # a write cut short by a kill
+    stale = tmp_path / ".checkpoint.pt-k1ll3d.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    capsys.readouterr()
+    assert _train_cli(tmp_path, "--resume") == 0
+    err = capsys.readouterr().err
+    assert "dropped a torn last line" in err and f"removed {stale}" in err
+    assert not stale.exists()
+    assert [r["epoch"] for r in _rows(tmp_path)] == [0, 1]
+
+
+def test_a_metrics_file_damaged_before_its_last_line_names_the_line(tmp_path: Path) -> None:
+    from genenv_gym.train.metrics import DamagedMetricsError, read_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"epoch": 0}\n{"epo\n{"epoch": 1}\n')
+    with pytest.raises(DamagedMetricsError, match=r"metrics\.jsonl: line 2 is not a JSON row.*--overwrite"):
+        read_metrics(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 not a zip"])
+def test_an_empty_or_corrupt_checkpoint_names_the_file_and_what_to_do(
+    tmp_path: Path, capsys, content: bytes
+) -> None:
+    (tmp_path / "checkpoint.pt").write_bytes(content)
+    assert _train_cli(tmp_path, "--resume") == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'checkpoint.pt'} ({len(content)} bytes) is not a readable checkpoint" in err
+    assert "--overwrite" in err and "Traceback" not in err

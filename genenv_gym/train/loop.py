@@ -23,6 +23,7 @@ import copy
 import json
 import random
 import signal
+import sys
 import time
 import warnings
 from contextlib import nullcontext
@@ -49,7 +50,7 @@ from genenv_gym.train.grpo import group_advantages, group_signal, grpo_loss, pad
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
-from genenv_gym.train.run_dir import RUN_RECORD, clear_run_files, run_files
+from genenv_gym.train.run_dir import RUN_RECORD, clear_run_files, remove_stale_temp_files, run_files
 from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
 
 if TYPE_CHECKING:
@@ -513,6 +514,9 @@ class Trainer:
         checkpoint and metrics of whatever ran in ``run.out_dir`` before, so they can never be resumed.
         """
         cfg, main = self.cfg, self.dist.is_main
+        if main:
+            for stale in remove_stale_temp_files(self.out_dir):
+                print(f"genenv train: removed {stale} (left by a write a kill cut short)", file=sys.stderr)
         if not resume and main:
             clear_run_files(self.out_dir)
             record = {"config": cfg.to_dict(), **run_provenance(self.model, self.tokenizer, self.device)}

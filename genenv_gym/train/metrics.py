@@ -86,6 +86,24 @@ class MetricsLogger:
             self.writer.close()
 
 
+class DamagedMetricsError(ValueError):
+    """A ``metrics.jsonl`` line other than the last one is not JSON."""
+
+
 def read_metrics(path: str | Path) -> list[dict[str, Any]]:
-    """The rows of a ``metrics.jsonl``."""
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    """The rows of a ``metrics.jsonl``; a torn last line (a write cut short by a kill) is dropped, with a
+    note on stderr. Any other unreadable line raises ValueError naming the file and the line."""
+    path = Path(path)
+    lines = [(n, line) for n, line in enumerate(path.read_text().splitlines(), 1) if line.strip()]
+    rows = []
+    for position, (number, line) in enumerate(lines):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            if position < len(lines) - 1:
+                raise DamagedMetricsError(
+                    f"{path}: line {number} is not a JSON row ({error}); the metrics file is damaged: "
+                    "remove that line, or start afresh with --overwrite"
+                ) from error
+            print(f"genenv train: {path}: dropped a torn last line (line {number}, {error})", file=sys.stderr)
+    return rows

@@ -24,3 +24,15 @@ def clear_run_files(directory: str | Path) -> None:
             shutil.rmtree(path)
         else:
             path.unlink()
+
+
+def remove_stale_temp_files(directory: str | Path) -> list[Path]:
+    """Remove the temporary files that a kill during an atomic write of a run file left in ``directory``
+    (``.checkpoint.pt-*.tmp`` and the like); returns those removed."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    stale = [p for name in RUN_FILES for p in directory.glob(f".{name}-*.tmp") if p.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
