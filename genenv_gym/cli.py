@@ -224,6 +224,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     if len(reports) > 1:
         print("\n" + overview_table(reports))
+    failed = _failed_requests_summary(reports)
     if args.suite == "paper":
         _print_paper_table(args.agent, reports, missing, not_built)
     written = []
@@ -237,7 +238,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
         written.append(str(path))
     if written:
         print("\nwrote " + ", ".join(written))
+    if failed:
+        print(f"genenv eval: {failed}", file=sys.stderr)
+        if all(r.failed_requests == r.requests for r in reports if r.requests):
+            return 1
     return 0
+
+
+def _failed_requests_summary(reports: list) -> str:
+    """What to say about model requests that failed ("" if none did)."""
+    requests = sum(r.requests for r in reports)
+    failed = sum(r.failed_requests for r in reports)
+    if not failed:
+        return ""
+    error = next(r.request_error for r in reports if r.request_error)
+    if failed == requests:
+        return (
+            f"no model request succeeded ({failed} failed; first error: {error}): the scores above measure "
+            "nothing. Check the agent's URL, port, model name and API key"
+        )
+    return f"{failed} of {requests} model requests failed (first error: {error}); their tasks count as wrong"
 
 
 def _print_paper_table(agent: str, reports: list, missing: dict[str, str], not_built: list[str]) -> None:

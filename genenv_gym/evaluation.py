@@ -61,6 +61,11 @@ class EvalReport:
     simulator: bool = False
     #: category -> how many of the played tasks have a reference answer the official metric rejects.
     reference_failures: dict[str, int] = field(default_factory=dict)
+    #: LLM agents: model requests sent, those that failed (no reply: the task counts as a wrong answer),
+    #: and the first failure's reason.
+    requests: int = 0
+    failed_requests: int = 0
+    request_error: str = ""
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -91,6 +96,9 @@ class EvalReport:
         self.steps_sum += int(record.get("steps", 1))
         if record.get("error_type"):
             self.errors[record["error_type"]] = self.errors.get(record["error_type"], 0) + 1
+        self.requests += int(record.get("requests", 0))
+        self.failed_requests += int(record.get("failed_requests", 0))
+        self.request_error = self.request_error or str(record.get("request_error") or "")
 
     def to_dict(self) -> dict[str, Any]:
         episodes = self.episodes
@@ -111,6 +119,9 @@ class EvalReport:
                 for lvl in sorted(self.level_total)
             },
             "reference_failures": self.reference_failures,
+            "requests": self.requests,
+            "failed_requests": self.failed_requests,
+            "request_error": self.request_error,
             "resumed": self.resumed,
             "seconds": self.seconds,
         }
@@ -138,6 +149,11 @@ class EvalReport:
                 f"note: {count} of these tasks ({where}) have a reference answer that the metric in use "
                 "itself rejects, so no agent passes them as scored (the oracle included); "
                 "the list and the reasons: docs/benchmark_defects.md"
+            )
+        if self.failed_requests:
+            rows.append(
+                f"failed requests: {self.failed_requests} of {self.requests} model requests got no reply "
+                f"(their tasks are scored as wrong answers); first error: {self.request_error}"
             )
         return "\n".join(rows)
 
@@ -231,6 +247,19 @@ class _Agent:
     def act(self, observation: str, info: Mapping[str, Any]) -> str:
         return self.agent.act(observation, info)
 
+    def request_failure(self, slot: int = 0) -> str | None:
+        """LLM agents: the reason the last request for ``slot`` failed, None if it did not fail (or none)."""
+        return request_failure(self.agent, slot)
+
+
+def request_failure(agent: Any, slot: int = 0) -> str | None:
+    """The reason ``agent``'s last model request for ``slot`` failed (its error completion); None when that
+    request got a reply or the agent sends none (scripted agents)."""
+    completion = getattr(agent, "last_completions", {}).get(slot)
+    if completion is None or completion.ok:
+        return None
+    return completion.error or "the request failed"
+
 
 def make_backend_once(agent: str, **kwargs: Any) -> Any:
     """An LLM agent spec's backend, built once so several envs share one loaded model (None if scripted)."""
@@ -273,6 +302,7 @@ def _play(env: gym.Env, agent: _Agent | None, reset_args: dict[str, Any], action
     obs, info = env.reset(**reset_args)
     played: list[str] = []
     reward_sum, done, step_info = 0.0, False, {}
+    failures: list[str] = []
     while not done:
         if actions is not None:
             if len(played) >= len(actions):
@@ -280,11 +310,30 @@ def _play(env: gym.Env, agent: _Agent | None, reset_args: dict[str, Any], action
             action = actions[len(played)]
         else:
             action = agent.act(obs, info if not played else step_info)
+            failure = agent.request_failure()
+            if failure is not None:
+                failures.append(failure)
         played.append(action)
         obs, reward, terminated, truncated, step_info = env.step(action)
         reward_sum += float(reward)
         done = terminated or truncated
-    return _episode_record(info, step_info, reward_sum, played)
+    record = _episode_record(info, step_info, reward_sum, played)
+    if agent is not None and _sends_requests(agent.agent):
+        record.update(_request_counts(len(played), failures))
+    return record
+
+
+def _sends_requests(agent: Any) -> bool:
+    """Whether ``agent`` sends model requests (it keeps their completions)."""
+    return hasattr(agent, "last_completions")
+
+
+def _request_counts(requests: int, failures: list[str]) -> dict[str, Any]:
+    """An episode record's request fields: how many requests, how many failed, the first failure's reason."""
+    counts: dict[str, Any] = {"requests": requests, "failed_requests": len(failures)}
+    if failures:
+        counts["request_error"] = failures[0]
+    return counts
 
 
 def _episode_record(
@@ -441,18 +490,24 @@ def _batched_episodes(
                     "info": info,
                     "actions": [],
                     "reward": 0.0,
+                    "failures": [],
                 }
         slots = sorted(active)
         actions = llm.act_batch([active[s]["obs"] for s in slots], [active[s]["info"] for s in slots], slots)
         for slot, action in zip(slots, actions, strict=True):
             state = active[slot]
             state["actions"].append(action)
+            failure = request_failure(llm, slot)
+            if failure is not None:
+                state["failures"].append(failure)
             obs, reward, terminated, truncated, info = envs[slot].step(action)
             state["reward"] += float(reward)
             state["obs"], state["info"] = obs, info
             if terminated or truncated:
                 del active[slot]
-                yield state["index"], _episode_record(state["first"], info, state["reward"], state["actions"])
+                record = _episode_record(state["first"], info, state["reward"], state["actions"])
+                record.update(_request_counts(len(state["actions"]), state["failures"]))
+                yield state["index"], record
 
 
 def _previous(

@@ -166,3 +166,41 @@ def test_batched_llm_episodes_keep_the_per_episode_metrics(fixtures, tmp_path):
         server.close()
     assert one.summary and many.summary == one.summary
     assert one.summary["Delivery Rate"] == 1.0
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_endpoint_is_counted_apart_from_wrong_answers_and_fails_the_command(
+    fixtures, tmp_path, capsys, monkeypatch
+):
+    from genenv_gym.agents.backends.http import RetryPolicy
+
+    monkeypatch.setattr(RetryPolicy, "delay", lambda self, attempt, retry_after=None: 0.0)
+    agent = f"openai:m@http://127.0.0.1:{_closed_port()}/v1"  # a wrong port
+    args = ["eval", "--env", "GenEnv-BFCL-SimplePython-v0", "--agent", agent, "--no-progress"]
+    assert main([*args, "--json", str(tmp_path / "r.json")]) == 1
+    out, err = capsys.readouterr()
+    report = json.loads((tmp_path / "r.json").read_text())[0]
+    assert report["requests"] == report["failed_requests"] == report["episodes"] > 0
+    assert f"failed requests: {report['requests']} of {report['requests']}" in out
+    assert "no model request succeeded" in err and "Connection" in err and "port" in err
+
+
+def test_some_failed_requests_are_reported_without_failing_the_command(fixtures, tmp_path, capsys):
+    server = FakeLLMServer()
+    server.fail = [400]  # the first request is refused; a 400 is not retried
+    try:
+        args = ["eval", "--env", "GenEnv-BFCL-v0", "--agent", f"openai:m@{server.url}", "--no-progress"]
+        assert main([*args, "--json", str(tmp_path / "r.json")]) == 0
+    finally:
+        server.close()
+    report = json.loads((tmp_path / "r.json").read_text())[0]
+    assert report["failed_requests"] == 1 and report["requests"] == report["episodes"]
+    assert "HTTP 400" in report["request_error"]
+    assert f"1 of {report['requests']} model requests failed" in capsys.readouterr().err
