@@ -187,6 +187,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     }
     reports, missing = [], {}
+    env_id = ""
     try:
         backend = make_backend_once(args.agent)
         for env_id in env_ids:
@@ -222,6 +223,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as error:  # an env constructor refused an argument's value
         print(f"genenv eval: {explain_make_error(env_id, env_kwargs, error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\ngenenv eval: {_where_interrupted(env_id, env_ids, reports, args)}", file=sys.stderr)
+        return 130
     if len(reports) > 1:
         print("\n" + overview_table(reports))
     failed = _failed_requests_summary(reports)
@@ -243,6 +247,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if all(r.failed_requests == r.requests for r in reports if r.requests):
             return 1
     return 0
+
+
+def _where_interrupted(env_id: str, env_ids: list[str], reports: list, args: argparse.Namespace) -> str:
+    """Where an interrupted ``genenv eval`` stopped, and how to go on from there."""
+    from genenv_gym.evaluation import read_results
+
+    finished = f"{len(reports)} of {len(env_ids)} envs finished"
+    if not env_id:
+        return f"interrupted before the first env started ({finished})"
+    if not args.out:
+        return (
+            f"interrupted during {env_id} ({finished}); nothing was saved: run with --out DIR to keep "
+            "each episode as it ends, then an interrupted run continues with --resume"
+        )
+    results = Path(args.out) / "episodes.jsonl"
+    saved = sum(r.get("env_id") == env_id and r.get("agent") == args.agent for r in read_results(results))
+    return (
+        f"interrupted during {env_id} ({finished}; {saved} of its episodes saved in {results}); "
+        "continue with the same command plus --resume"
+    )
 
 
 def _failed_requests_summary(reports: list) -> str:
