@@ -17,7 +17,12 @@ def add_train_command(commands: Any) -> argparse.ArgumentParser:
         description="Run GenEnv's co-evolution loop. Overrides look like run.epochs=3 agent.lr=1e-5. "
         "A run folder that already holds a run is refused unless --resume or --overwrite is given.",
     )
-    parser.add_argument("--config", metavar="FILE", help="a YAML config (configs/demo.yaml is the miniature)")
+    parser.add_argument(
+        "--config",
+        metavar="NAME|FILE",
+        help="a YAML config file, or the name of a shipped config (demo is the CPU miniature; "
+        "genenv train --config with a wrong name lists them)",
+    )
     again = parser.add_mutually_exclusive_group()
     again.add_argument("--resume", action="store_true", help="continue from run.out_dir/checkpoint.pt")
     again.add_argument(
@@ -29,6 +34,15 @@ def add_train_command(commands: Any) -> argparse.ArgumentParser:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if not args.config:
+        from genenv_gym.train.shipped_configs import shipped_configs
+
+        print(
+            "genenv train: give --config NAME or --config FILE.yaml; the shipped configs are "
+            f"{', '.join(shipped_configs())} (--config demo is the CPU miniature)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         require_extra("train", "genenv train")
     except MissingExtraError as error:

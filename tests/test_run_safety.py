@@ -90,7 +90,10 @@ def test_a_fresh_run_removes_the_earlier_checkpoint_before_anything_else(tmp_pat
 
 
 def _train_cli(tmp_path: Path, *extra: str) -> int:
-    return main(["train", *extra, *TINY, "run.epochs=1", f"run.out_dir={tmp_path}"])
+    config = tmp_path / "defaults.yaml"  # not a run file: the defaults, as TrainConfig() has them
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("{}\n")
+    return main(["train", "--config", str(config), *extra, *TINY, "run.epochs=1", f"run.out_dir={tmp_path}"])
 
 
 def test_genenv_train_refuses_a_used_folder_and_names_its_files(tmp_path: Path, capsys) -> None:

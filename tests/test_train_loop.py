@@ -89,12 +89,26 @@ def test_config_errors_are_actionable(tmp_path: Path) -> None:
     assert demo.run.baseline == "alpha-curriculum"
 
 
-def test_cli_train_runs(tmp_path: Path) -> None:
+def test_cli_train_runs_a_shipped_config_by_name_from_any_folder(tmp_path: Path, monkeypatch, capsys) -> None:
     from genenv_gym.cli import main
 
-    assert main(["train", *TINY, "run.epochs=1", "run.eval_every=0", f"run.out_dir={tmp_path}"]) == 0
+    monkeypatch.chdir(tmp_path)  # not the repository: the config comes with the package
+    run = [*TINY, "warmstart.batch_size=8", "run.epochs=1", "run.eval_every=0", f"run.out_dir={tmp_path}"]
+    assert main(["train", "--config", "demo", *run]) == 0
     assert (tmp_path / "checkpoint.pt").exists()
-    assert main(["train", "run.nope=1"]) == 2
+    assert json.loads((tmp_path / "run.json").read_text())["config"]["warmstart"]["max_level"] == 14  # demo's
+    assert main(["train", "--config", "demo", "run.nope=1"]) == 2
+    capsys.readouterr()
+
+
+def test_cli_train_without_a_config_lists_the_shipped_ones(capsys) -> None:
+    from genenv_gym.cli import main
+
+    assert main(["train", "run.epochs=1"]) == 2
+    err = capsys.readouterr().err
+    assert "give --config" in err and "demo" in err and "paper_bfcl" in err
+    assert main(["train", "--config", "dmeo"]) == 2
+    assert "config file dmeo does not exist; the shipped configs are demo, " in capsys.readouterr().err
 
 
 class _LevelAgent:

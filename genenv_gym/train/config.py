@@ -347,13 +347,13 @@ def from_dict(data: dict[str, Any]) -> TrainConfig:
 
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config (None: defaults) and apply overrides."""
+    """Read a YAML config (a file, or a shipped config's name such as ``demo``; None: defaults) and apply
+    overrides."""
     data: dict[str, Any] = {}
     if path is not None:
         import yaml
 
-        path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"config file {path} does not exist")
-        data = yaml.safe_load(path.read_text()) or {}
+        from genenv_gym.train.shipped_configs import resolve_config
+
+        data = yaml.safe_load(resolve_config(path).read_text()) or {}
     return apply_overrides(from_dict(data), list(overrides or []))
