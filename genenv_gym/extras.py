@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 
 from genenv_gym.manifest import all_manifests
 
@@ -46,9 +47,13 @@ def missing_modules(extra: str) -> list[str]:
     return [m for m in EXTRA_MODULES[extra] if importlib.util.find_spec(m) is None]
 
 
-def require_extra(extra: str, what: str) -> None:
-    """Raise MissingExtraError naming ``what`` needs and the install line, when ``extra`` is incomplete."""
-    missing = missing_modules(extra)
+def require_extra(extra: str, what: str, modules: Sequence[str] | None = None) -> None:
+    """Raise MissingExtraError naming ``what`` needs and the install line, when ``extra`` is incomplete
+    (or, given ``modules``, when one of those, which ``extra`` installs, cannot be imported)."""
+    if modules is None:
+        missing = missing_modules(extra)
+    else:
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
         raise MissingExtraError(
             f"{what} needs the '{extra}' extra (missing: {', '.join(missing)}): {install_line(extra)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,30 @@ def test_suite_all_runs_every_benchmark_id_and_reports_the_ones_without_data(mon
     captured = capsys.readouterr()
     assert "GenEnv-BFCL-SimplePython-v0 — agent oracle" in captured.out
     assert "GenEnv-ALFWorld-v0: not run:" in captured.err
+
+
+def _uninstall(monkeypatch, *modules: str, reimported: str = "") -> None:
+    """Make ``modules`` unimportable (as if not installed) and ``reimported`` import afresh."""
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)
+    if reimported:
+        monkeypatch.delitem(sys.modules, reimported, raising=False)
+
+
+def test_an_hf_agent_without_torch_names_the_install_line(monkeypatch, capsys):
+    monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
+    _uninstall(monkeypatch, "torch", reimported="genenv_gym.agents.backends.hf")
+    assert main(["eval", "--env", "GenEnv-BFCL-SimplePython-v0", "--agent", "hf:org/model"]) == 1
+    err = capsys.readouterr().err
+    assert "the hf: backend needs the 'train' extra (missing: torch)" in err
+    assert "pip install 'genenv-gym[train]'" in err
+
+
+def test_the_sb3_wrappers_without_torch_name_the_install_line(monkeypatch):
+    import importlib
+
+    _uninstall(monkeypatch, "torch", "stable_baselines3", reimported="genenv_gym.wrappers.sb3")
+    with pytest.raises(
+        MissingExtraError, match=r"needs the 'sb3' extra \(missing: torch, stable_baselines3\)"
+    ):
+        importlib.import_module("genenv_gym.wrappers.sb3")

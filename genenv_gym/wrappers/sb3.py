@@ -19,14 +19,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
 from gymnasium import spaces
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.policies import MultiInputActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
+from genenv_gym.extras import require_extra
 from genenv_gym.wrappers.skill_sync import SkillAggregator, SkillSync
+
+require_extra("sb3", "genenv_gym.wrappers.sb3", modules=("torch", "stable_baselines3"))
+
+import torch  # noqa: E402
+from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
+from stable_baselines3.common.policies import MultiInputActorCriticPolicy  # noqa: E402
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor  # noqa: E402
+from torch import nn  # noqa: E402
 
 #: Score given to a slot without a candidate (its action is masked).
 MASKED_SCORE = -10.0

@@ -76,6 +76,10 @@ def make_backend(spec: str | Backend, **kwargs: Any) -> Backend:
     if isinstance(spec, Backend):
         return spec
     parsed = parse_spec(spec)
+    if parsed.kind in ("hf", "tiny"):
+        from genenv_gym.extras import require_extra
+
+        require_extra("train", f"the {parsed.kind}: backend", modules=("torch", "transformers"))
     if parsed.kind == "hf":
         from genenv_gym.agents.backends.hf import HFBackend
 
