@@ -104,8 +104,12 @@ def live(env_id: str) -> LiveTasks:
 
 
 def first_task(tasks: LiveTasks) -> Task:
-    """The env's first official task, or a task its simulator proposes with seed 0."""
-    return tasks.tasks[0] if tasks.tasks else tasks.task_for(tasks.propose_row(0))
+    """The env's first official task whose reference answer its metric accepts (the domain's
+    ``reference_failures`` aside), or a task its simulator proposes with seed 0."""
+    if not tasks.tasks:
+        return tasks.task_for(tasks.propose_row(0))
+    rejected = tasks.domain.reference_failures()
+    return next(t for t in tasks.tasks if t.id not in rejected)
 
 
 def require(module: str, install: str) -> None:
