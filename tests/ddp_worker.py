@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 from micro_model import micro_qwen2
+from torchrun_exit import leave_without_teardown
 
 from genenv_gym.train.distributed import init_distributed, shard, wrap_agent
 from genenv_gym.train.grpo import grpo_loss, token_logprobs
@@ -36,7 +37,7 @@ def main(out: Path) -> None:
         optimizer.step()
     inner = model.module if hasattr(model, "module") else model
     torch.save({k: v.detach().clone() for k, v in inner.state_dict().items()}, out / f"rank{info.rank}.pt")
-    torch.distributed.destroy_process_group()
+    leave_without_teardown()
 
 
 if __name__ == "__main__":

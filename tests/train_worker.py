@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import torch
+from torchrun_exit import leave_without_teardown
 
 from genenv_gym.train.config import TrainConfig, apply_overrides
 from genenv_gym.train.loop import Trainer
@@ -26,7 +27,7 @@ def main(out: Path, overrides: list[str]) -> None:
         "rows": [{k: v for k, v in r.items() if not k.endswith("seconds")} for r in rows],
     }
     torch.save(state, out / f"rank{trainer.dist.rank}.pt")
-    torch.distributed.destroy_process_group()
+    leave_without_teardown()
 
 
 if __name__ == "__main__":
