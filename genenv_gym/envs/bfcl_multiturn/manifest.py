@@ -64,7 +64,10 @@ MANIFEST = Manifest(
     entries=ENTRIES,
     domains=(
         DomainSpec(
-            "bfcl_multiturn", "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain", call_format=_CALLS
+            "bfcl_multiturn",
+            "genenv_gym.envs.bfcl_multiturn.domain:BFCLMultiTurnDomain",
+            task_writer="genenv_gym.envs.bfcl_multiturn.task_writer:BFCLMultiTurnTaskWriter",
+            call_format=_CALLS,
         ),
         DomainSpec(
             "bfcl_multiturn_step",
