@@ -52,7 +52,12 @@ MANIFEST = Manifest(
     order=1,
     entries=ENTRIES,
     domains=(
-        DomainSpec("alfworld", "genenv_gym.envs.alfworld.domain:ALFWorldDomain", num_candidates=_CANDIDATES),
+        DomainSpec(
+            "alfworld",
+            "genenv_gym.envs.alfworld.domain:ALFWorldDomain",
+            task_writer="genenv_gym.envs.alfworld.task_writer:ALFWorldTaskWriter",
+            num_candidates=_CANDIDATES,
+        ),
         DomainSpec(
             "alfworld_step",
             "genenv_gym.envs.alfworld.step_domain:ALFWorldStepDomain",
