@@ -362,7 +362,10 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         help="benchmark an agent on envs with their official metrics",
         description="Benchmark an agent: per-category accuracy and the benchmark's summaries per env, a "
-        "table in the terminal, JSON/CSV on disk; with --out the run can be resumed.",
+        "table in the terminal, JSON/CSV on disk; with --out the run can be resumed. A simulator env "
+        '(GenEnv-Sim-*) whose tasks an environment LLM writes (--env-kwargs \'{"simulator": "llm", '
+        '"simulator_kwargs": {"backend": "openai:MODEL@URL"}}\') also reports the tasks that LLM wrote, '
+        "how many were rejected by kind and the top rejection reasons (under the table and in the JSON).",
     )
     eval_parser.add_argument("--env", action="append", help="env id (repeat for several)")
     eval_parser.add_argument(
@@ -387,7 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     eval_parser.add_argument("--seed", type=int, default=0)
     eval_parser.add_argument(
-        "--env-kwargs", metavar="JSON", help="gymnasium.make arguments, as a JSON object"
+        "--env-kwargs",
+        metavar="JSON",
+        help="gymnasium.make arguments, as a JSON object; e.g. an environment LLM writing a simulator "
+        'env\'s tasks: \'{"simulator": "llm", "simulator_kwargs": {"backend": "openai:MODEL@URL"}}\'',
     )
     eval_parser.add_argument(
         "--temperature", type=float, default=0.0, help="LLM agents: sampling temperature"

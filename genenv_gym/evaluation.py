@@ -14,6 +14,9 @@ skipped by its index, and a simulator env gets its recorded actions replayed (ch
 curriculum reaches the same state before the run goes on. Scripted agents draw from a generator seeded
 per episode, so a resumed run gives the same results as an uninterrupted one.
 
+A simulator env whose tasks an environment LLM writes (``simulator="llm"``) also reports what its
+screening decided (``EvalReport.screening``: tasks written, accepted, rejected by kind, the top reasons).
+
 ``batch_size > 1`` plays an LLM agent on several copies of a benchmark env at once, with one batched
 backend call per step of all of them (the hf and sglang backends generate the batch together).
 """
@@ -36,6 +39,9 @@ from genenv_gym.agents.scripted import make_agent
 from genenv_gym.progress import progress
 
 SCRIPTED_AGENTS = ("oracle", "random")
+#: Rejection reasons of an LLM simulator shown under the table (the JSON report keeps ``TOP_REASONS_KEPT``).
+TOP_REASONS_SHOWN = 5
+TOP_REASONS_KEPT = 20
 
 
 class ResumeError(RuntimeError):
@@ -66,6 +72,9 @@ class EvalReport:
     requests: int = 0
     failed_requests: int = 0
     request_error: str = ""
+    #: Simulator envs with an environment LLM: its tasks written, accepted and rejected by kind, the top
+    #: rejection reasons (``screening_summary``); empty for other envs.
+    screening: dict[str, Any] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -124,7 +133,7 @@ class EvalReport:
             "request_error": self.request_error,
             "resumed": self.resumed,
             "seconds": self.seconds,
-        }
+        } | ({"screening": self.screening} if self.screening else {})
 
     def table(self) -> str:
         """A plain-text table: one row per category, the overall row, the summaries; levels for simulators."""
@@ -155,6 +164,7 @@ class EvalReport:
                 f"failed requests: {self.failed_requests} of {self.requests} model requests got no reply "
                 f"(their tasks are scored as wrong answers); first error: {self.request_error}"
             )
+        rows += screening_lines(self.screening)
         return "\n".join(rows)
 
     def csv_rows(self) -> list[dict[str, Any]]:
@@ -192,6 +202,43 @@ def write_csv(reports: Iterable[EvalReport], path: str | Path) -> None:
         writer.writeheader()
         for report in reports:
             writer.writerows(report.csv_rows())
+
+
+def screening_summary(simulator: Any) -> dict[str, Any]:
+    """What an LLM simulator's screening decided: tasks written, accepted, served by the procedural
+    fallback, rejected by kind, and the most frequent rejection reasons (``[reason, count]`` pairs);
+    empty for a simulator that keeps no rejection reasons (the procedural one)."""
+    state = simulator.state() if callable(getattr(simulator, "state", None)) else {}
+    if not isinstance(state, Mapping) or "reasons" not in state:
+        return {}
+    stats = state.get("stats", {})
+    rejected = dict(sorted(stats.get("rejected", {}).items(), key=lambda kv: (-kv[1], kv[0])))
+    reasons = sorted(state["reasons"].items(), key=lambda kv: -kv[1])[:TOP_REASONS_KEPT]
+    return {
+        "generated": int(stats.get("generated", 0)),
+        "accepted": int(stats.get("accepted", 0)),
+        "fallback": int(stats.get("fallback", 0)),
+        "rejected": rejected,
+        "top_reasons": [[reason, int(count)] for reason, count in reasons],
+    }
+
+
+def screening_lines(screening: Mapping[str, Any]) -> list[str]:
+    """``screening_summary`` as lines under an env's table (none when it is empty)."""
+    if not screening:
+        return []
+    rejected = screening["rejected"]
+    by_kind = ", ".join(f"{kind} {count}" for kind, count in rejected.items())
+    lines = [
+        f"environment LLM: {screening['generated']} tasks written, {screening['accepted']} accepted, "
+        f"{sum(rejected.values())} rejected" + (f" ({by_kind})" if by_kind else "")
+    ]
+    if screening["fallback"]:
+        lines.append(f"  {screening['fallback']} tasks came from the procedural generator instead")
+    if screening["top_reasons"]:
+        lines.append("top rejection reasons:")
+        lines += [f"{count:>8}  {reason}" for reason, count in screening["top_reasons"][:TOP_REASONS_SHOWN]]
+    return lines
 
 
 def overview_table(reports: Iterable[EvalReport]) -> str:
@@ -436,6 +483,7 @@ def evaluate(
             if record.get("task_id") in failures:
                 category = str(record["category"])
                 report.reference_failures[category] = report.reference_failures.get(category, 0) + 1
+        report.screening = screening_summary(getattr(env.unwrapped, "simulator", None))
         report.seconds = time.monotonic() - start
         return report
     finally:

@@ -230,3 +230,59 @@ def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(tmp_path, capsys, m
     monkeypatch.setattr(evaluation, "_play", play_then_ctrl_c)
     assert main(args) == 130
     assert "nothing was saved: run with --out DIR" in capsys.readouterr().err
+
+
+def _math_entry(user: str, name: str, **arguments) -> str:
+    """An environment LLM's reply for the BFCL multi-turn simulator: one turn, one MathAPI call."""
+    turns = [{"user": user, "calls": [{"name": name, "arguments": arguments}]}]
+    return json.dumps({"involved_classes": ["MathAPI"], "turns": turns})
+
+
+def test_a_simulator_env_with_an_environment_llm_reports_what_its_screening_rejected(tmp_path, capsys):
+    replies = [
+        _math_entry("Add 2.5 and 4.0.", "add", a=2.5, b=4.0),
+        _math_entry("Multiply 3.0 by 7.5.", "multiply", a=3.0, b=7.5),
+        _math_entry("Subtract 1.25 from 9.0.", "subtract", a=9.0, b=1.25),
+        "Sure! Here is a task for your agent.",  # not JSON
+        json.dumps({"involved_classes": ["MathAPI"]}),  # no turns
+        _math_entry("Add my two numbers.", "add", a=6.5, b=1.0),  # values the user never gives
+    ]
+    served = iter(range(10_000))
+    server = FakeLLMServer()
+
+    def chat(body):  # one round of six prompts gets the six replies above (in whatever order they arrive)
+        content = replies[next(served) % len(replies)]
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        return {"id": "c", "object": "chat.completion", "model": body["model"], "choices": [choice]}
+
+    server.handlers["/v1/chat/completions"] = chat
+    env_kwargs = {
+        "simulator": "llm",
+        "batch_size": 2,
+        "simulator_kwargs": {"backend": f"openai:env-llm@{server.url}", "batch_size": 6},
+    }
+    args = ["eval", "--env", "GenEnv-Sim-BFCL-MultiTurn-v0", "--agent", "oracle", "--episodes", "8"]
+    try:
+        code = main([*args, "--no-progress", "--env-kwargs", json.dumps(env_kwargs), "--out", str(tmp_path)])
+    finally:
+        server.close()
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "environment LLM: 6 tasks written, 3 accepted, 3 rejected (parse 2, semantic 1)" in out
+    assert "top rejection reasons:" in out and "semantic: turn 0: no one states the value of add.a" in out
+    report = json.loads((tmp_path / "report.json").read_text())[0]
+    assert report["overall"] == 1.0 and report["episodes"] == 8
+    screening = report["screening"]
+    assert screening["generated"] == 6 and screening["accepted"] == 3 and screening["fallback"] == 0
+    assert screening["rejected"] == {"parse": 2, "semantic": 1}
+    reasons = dict(screening["top_reasons"])
+    assert reasons["parse: missing key(s) ['turns']"] == 1 and sum(reasons.values()) == 3
+    assert all(
+        r["env_id"] == "GenEnv-Sim-BFCL-MultiTurn-v0" for r in read_results(tmp_path / "episodes.jsonl")
+    )
+
+
+def test_reports_without_an_environment_llm_carry_no_screening(fixtures):
+    for env_id in ("GenEnv-BFCL-Parallel-v0", "GenEnv-Sim-BFCL-v0"):
+        report = evaluate(env_id, "oracle", episodes=4, show_progress=False)
+        assert "screening" not in report.to_dict() and "environment LLM" not in report.table()
