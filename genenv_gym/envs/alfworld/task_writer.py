@@ -223,7 +223,8 @@ class ALFWorldTaskWriter(TaskWriterBase):
             raise TaskRejected("parse", "scene must be the id of one of the domain's scenes")
         if data["task_type"] not in TASK_TYPE_NAMES:
             raise TaskRejected("parse", f"task_type must be one of {list(TASK_TYPE_NAMES)}")
-        obj, recep, lamp = data["object"], data.get("receptacle") or "", data.get("lamp") or ""
+        obj, recep, lamp = (data.get(key) for key in ("object", "receptacle", "lamp"))
+        recep, lamp = ("" if value is None else value for value in (recep, lamp))
         if not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z]{0,40}", v) for v in (obj, recep, lamp)):
             raise TaskRejected(
                 "parse", "object, receptacle and lamp must be type names (letters only) or null"
