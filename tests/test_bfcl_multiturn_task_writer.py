@@ -125,6 +125,8 @@ def _turn(user: str, *calls: dict) -> dict:
         ({"turns": [_turn("Close 2.", call("close_ticket", ticket=2))]}, "parse", "unknown argument"),
         ({"turns": [_turn("Resolve 2.", call("resolve_ticket", ticket_id=2))]}, "parse", "missing"),
         ({"turns": [_turn("Close 2.", call("close_ticket", ticket_id="2"))]}, "parse", "expected integer"),
+        ({"turns": [_turn("Add 1 and 2.", call("add", a=10**400, b=2))], "involved_classes": ["MathAPI"],
+          "initial_config": {}}, "parse", "out of range"),
         ({"turns": [_turn("Close 2.", *[call("close_ticket", ticket_id=2)] * 4)]}, "parse", "at most 3"),
         ({"turns": [_turn(f"See {i}", call("get_ticket", ticket_id=1)) for i in range(5)]}, "parse", "1..4"),
         ({"turns": [_turn("Close it."), _turn("Close ticket 2.", call("close_ticket", ticket_id=2)),

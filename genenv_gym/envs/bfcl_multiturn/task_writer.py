@@ -195,7 +195,10 @@ def _check_value(kind: str, value: Any, items: str) -> Any:
     if kind == INTEGER and isinstance(value, int) and not isinstance(value, bool):
         return value
     if kind == FLOAT and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError(f"{kind} out of range") from None
     if kind == BOOLEAN and isinstance(value, bool):
         return value
     if kind == ARRAY and isinstance(value, list):
