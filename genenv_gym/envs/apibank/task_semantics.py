@@ -81,8 +81,7 @@ _STOP = frozenset(
 )
 _ACTIONS = {
     "Add": r"add\w*|set\w*|creat\w*|book\w*|schedul\w*|make|new|remind\w*|put|record\w*|arrang\w*|"
-    r"organi[sz]\w*|"
-    r"register\w*|plan\w*|note|save|keep|open\w*|want|need|like|help",
+    r"organi[sz]\w*|register\w*",
     "Delete": r"delet\w*|remov\w*|cancel\w*|clear\w*|drop\w*|eras\w*|get rid|call off|no longer|scrap\w*|"
     r"unset|turn off",
     "Modify": r"chang\w*|modif\w*|mov\w*|updat\w*|reschedul\w*|edit\w*|shift\w*|switch\w*|replac\w*|"
@@ -176,6 +175,8 @@ def _datetime_said(value: str, text: str, words: set[str]) -> bool | None:
         return False
     if match.group(4) is None or value.strip()[11:] in ("00:00:00", "23:59:59", "00:00", "23:59"):
         return True
+    if re.search(r"\d{4}-\d{2}-\d{2}[ t]\d{2}:\d{2}", text):
+        return False  # the dialogue writes date-times in full, and never this one
     return value.strip() in text or _time_said(text, int(match.group(4)), int(match.group(5)))
 
 
@@ -248,7 +249,7 @@ def _said_text(history: Sequence[Mapping[str, Any]]) -> str:
 
 #: API name word -> the words a user says for it.
 _SYNONYMS = {
-    "agenda": ("agenda", "schedule", "calendar", "event", "plan"),
+    "agenda": ("agenda", "schedule", "calendar"),
     "alarm": ("alarm", "wake", "alarms"),
     "reminder": ("remind", "reminder", "reminders"),
     "meeting": ("meeting", "meet", "meetings", "reservation"),
@@ -277,13 +278,26 @@ def _said_for(api_name: str, user_words: set[str]) -> bool:
     return any(w in user_words for w in _purpose_words(api_name))
 
 
+#: Things users ask for that differ only in name (an alarm is not a reminder).
+_LOOKALIKES = (
+    ("Alarm", "Reminder"),
+    ("Reminder", "Alarm"),
+    ("Meeting", "Agenda"),
+    ("Wiki", "Dictionary"),
+    ("Dictionary", "Wiki"),
+)
+
+
 def _confusable(api_name: str) -> list[str]:
-    """The other APIs with the same parameters (a call to one of them fits the same values)."""
+    """The other APIs a call with these values could be: those with the same parameters, and the same
+    action on a look-alike thing (``AddReminder`` for ``AddAlarm``)."""
     signature = SIGNATURES.get(api_name)
     if signature is None:
         return []
     params = set(signature.param_names)
-    return [n for n, s in SIGNATURES.items() if n != api_name and set(s.param_names) == params]
+    same = [n for n, s in SIGNATURES.items() if n != api_name and set(s.param_names) == params]
+    alike = [api_name.replace(a, b) for a, b in _LOOKALIKES if a in api_name]
+    return same + [n for n in alike if n in SIGNATURES]
 
 
 def _action(api_name: str) -> str | None:
@@ -295,34 +309,64 @@ def _action(api_name: str) -> str | None:
     )
 
 
+def _asked_actions(history: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The kinds of action the user's latest request words (the last user turn that words any)."""
+    for turn in reversed(history):
+        if turn.get("role") != "User":
+            continue
+        text = str(turn.get("text", "")).lower()[:_MAX_TEXT]
+        asked = {a for a, words in _ACTIONS.items() if re.search(rf"\b(?:{words})\b", text)}
+        if asked:
+            return asked
+    return set()
+
+
+def _unstated(history: Sequence[Mapping[str, Any]], call: Mapping[str, Any]) -> list[str]:
+    """The parameters of ``call`` whose values ``history`` (the turns before it) never says."""
+    said = _said_text(history)
+    raw = " ".join(str(t.get("text", "")) for t in history if t.get("role") != "API")[:_MAX_TEXT]
+    signature = SIGNATURES.get(str(call.get("api_name", "")))
+    fixed = json.dumps(signature.describe()).lower() if signature is not None else ""
+    params = call.get("param_dict") or {}
+    return [k for k, v in params.items() if not value_said(str(k), str(v), said, raw, fixed)]
+
+
+def _request_names(history: Sequence[Mapping[str, Any]], names: Sequence[str]) -> set[str]:
+    """Which of ``names`` the user's latest turn naming any of them asks for."""
+    for turn in reversed(history):
+        if turn.get("role") != "User":
+            continue
+        words = _words(str(turn.get("text", "")))
+        named = {n for n in names if _said_for(n, words)}
+        if named:
+            return named
+    return set()
+
+
 def dialogue_problems(history: Sequence[Mapping[str, Any]], truth: Mapping[str, Any]) -> list[str]:
     """Where the dialogue does not ask for the reference call (see the module docstring)."""
     problems = []
-    said = _said_text(history)
-    raw = " ".join(str(t.get("text", "")) for t in history if t.get("role") != "API")[:_MAX_TEXT]
-    params = truth.get("param_dict") or {}
-    signature = SIGNATURES.get(str(truth.get("api_name", "")))
-    fixed = json.dumps(signature.describe()).lower() if signature is not None else ""
-    unstated = [k for k, v in params.items() if not value_said(str(k), str(v), said, raw, fixed)]
+    unstated = _unstated(history, truth)
     if unstated:
         problems.append(f"the dialogue does not state the value of {', '.join(unstated[:4])}")
+    for i, turn in enumerate(history):
+        if turn.get("role") == "API" and turn.get("api_name") != "GetUserToken":
+            earlier = _unstated(history[:i], turn)
+            if earlier:
+                problems.append(f"the earlier call {turn.get('api_name')} uses a {earlier[0]} nobody said")
+                break
     name = str(truth.get("api_name", ""))
-    user = " ".join(str(t.get("text", "")) for t in history if t.get("role") == "User").lower()[:_MAX_TEXT]
-    user_words = _words(user)
-    if not _said_for(name, user_words):
-        rivals = [
-            n
-            for n in _confusable(name)
-            if _purpose_words(n) - _purpose_words(name) and _said_for(n, user_words)
-        ]
-        if rivals:
-            problems.append(f"the user asks for {rivals[0]}, not {name}")
+    if name != "GetUserToken":  # a login step nobody asks for by name
+        rivals = [n for n in _confusable(name) if _purpose_words(n) - _purpose_words(name)]
+        asked = _request_names(history, [name, *rivals])
+        if asked and name not in asked:
+            problems.append(f"the user asks for {sorted(asked)[0]}, not {name}")
     action = _action(name)
     if action is not None and action != "Query":
-        asked = {a for a, words in _ACTIONS.items() if re.search(rf"\b(?:{words})\b", user)}
-        if action not in asked and asked - {"Query"}:
+        asked = _asked_actions(history) - {"Query"}
+        contrary = {"Add": {"Delete"}, "Delete": {"Add", "Modify"}, "Modify": {"Delete"}}[action]
+        if asked and action not in asked and asked <= contrary:
             problems.append(
-                f"the user asks to {'/'.join(sorted(asked - {'Query'})).lower()}, not to "
-                f"{action.lower()} ({name})"
+                f"the user asks to {'/'.join(sorted(asked)).lower()}, not to {action.lower()} ({name})"
             )
     return problems

@@ -115,7 +115,7 @@ def _kind_problems(text: str, steps: list[str], answer_type: str) -> list[str]:
         return []
     if kind == "date" and not _YEAR_ASK.search(text):
         return ["the question does not ask for a year, its answer is one"]
-    if kind != "date" and re.search(r"\b(?:what|which|in what|in which) year\b|^\s*when\b", text):
+    if kind != "date" and re.search(r"\byears?\b|^\s*when\b", text):
         return [f"the question asks for a year, its answer is a {kind}"]
     if kind == "number" and not _COUNT_ASK.search(text):
         return ["the question does not ask for a number, its answer is one"]

@@ -131,6 +131,10 @@ def _norm(text: str) -> str:
     return " " + " ".join(_NON_WORD.split(skeleton(text[:_MAX_TEXT]).lower())) + " "
 
 
+#: Other decimal scales a value may be written in (percent, thousands, micro, ...).
+_SCALES = (1, 100, 0.01, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e-12, 1e12)
+
+
 class Question:
     """A question read once for the grounding tests: its normalised words and the numbers it states."""
 
@@ -142,6 +146,7 @@ class Question:
         self.words |= {_IRREGULAR[w] for w in self.words if w in _IRREGULAR}
         self.stems = {w[:4] for w in self.words if len(w) >= 4}
         lowered = skeleton(self.raw).lower().replace("µ", "u")
+        lowered = re.sub(r"\b\d{4}-\d{2}-\d{2}\b", " ", lowered)  # dates are strings, not numbers
         numbers = set(numbers_in(lowered)) | {float(n) for n in re.findall(r"\d+(?:\.\d+)?", lowered)}
         numbers |= {float(h) + 12 for h in re.findall(r"\b(\d{1,2})\s?pm\b", lowered) if int(h) < 12}
         numbers |= {-n for n in numbers}
@@ -154,6 +159,7 @@ class Question:
         if "pi" in self.words or "π" in self.raw:
             numbers |= {n * math.pi for n in list(numbers)} | {math.pi}
         self.numbers = numbers
+        self.scales = _SCALES + ((60, 3600) if self.words & {"minute", "minutes", "hour", "hours"} else ())
 
     def has_word(self, word: str) -> bool:
         return word in self.words or (len(word) >= 4 and word[:4] in self.stems)
@@ -163,7 +169,7 @@ def _number_grounded(value: float, question: Question) -> bool:
     if value in (0, 1):
         return True
     for found in question.numbers:
-        for scale in (1, 100, 0.01, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e-12, 1e12, 60, 3600):
+        for scale in question.scales:
             if math.isclose(found * scale, value, rel_tol=1e-6, abs_tol=1e-12):
                 return True
         if (
@@ -238,13 +244,23 @@ def _enums(functions: Sequence[Mapping[str, Any]] | None) -> dict[tuple[str, str
     return enums
 
 
-def _enum_grounded(options: list[Any], enum: list[Any], used: list[Any], question: Question) -> bool:
-    """An enum value is implied unless the question names a value of its enum that no call of the
-    reference uses (a value another call of a parallel answer uses is that call's)."""
+def _enum_grounded(enum: list[Any], used: set[str], question: Question) -> bool:
+    """An enum value is implied unless the question names a value of its enum that no argument of the
+    reference uses (a value another call of a parallel answer, or another parameter, uses is theirs)."""
     stated = [
         e for e in enum if isinstance(e, str) and len(e) > 1 and f" {_norm(e).strip()} " in question.norm
     ]
-    return not [e for e in stated if e not in used] or any(o in stated for o in options)
+    return all(_norm(e).strip() in used for e in stated)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def ungrounded_arguments(
@@ -256,12 +272,7 @@ def ungrounded_arguments(
     with ``functions``, also each argument (required or not) whose enum value the question contradicts."""
     text = Question(question)
     enums = _enums(functions)
-    used: dict[tuple[str, str], list[Any]] = {}
-    for call in ground_truth or []:
-        for function, params in call.items() if isinstance(call, Mapping) else ():
-            for param, allowed in params.items() if isinstance(params, Mapping) else ():
-                options = allowed if isinstance(allowed, list) else [allowed]
-                used.setdefault((str(function), str(param)), []).extend(o for o in options if o != "")
+    used = {_norm(value).strip() for value in _strings(ground_truth)}
     missing = []
     for call in ground_truth or []:
         if not isinstance(call, Mapping):
@@ -273,8 +284,7 @@ def ungrounded_arguments(
                 options = allowed if isinstance(allowed, list) else [allowed]
                 enum = enums.get((str(function), str(param)))
                 if enum is not None:
-                    used_here = used.get((str(function), str(param)), [])
-                    if options != [""] and not _enum_grounded(options, enum, used_here, text):
+                    if options != [""] and not _enum_grounded(enum, used, text):
                         missing.append(f"{function}.{param}")
                     continue
                 if "" in options or not options:

@@ -139,7 +139,7 @@ _STOP = frozenset(
 _STEM = 4
 #: A called function meeting the question in fewer stems than the best offered one by more than this
 #: is the wrong function for it.
-_MARGIN = 2
+_MARGIN = 1
 
 
 def content_stems(text: str) -> set[str]:
@@ -168,13 +168,15 @@ def use_problems(question: str, functions: Sequence[Mapping[str, Any]], called: 
     """The called function, when another offered one matches the question clearly better."""
     words = content_stems(question)
     overlap = {
-        str(f.get("name")): len(_function_stems(f) & words) for f in functions if isinstance(f, Mapping)
+        str(f.get("name")): len(content_stems(f"{f.get('name', '')} {f.get('description', '')}") & words)
+        for f in functions
+        if isinstance(f, Mapping)
     }
     best = max(overlap.values(), default=0)
     problems = []
     for name in dict.fromkeys(called):
         score = overlap.get(name)
-        if score is not None and len(set(called)) == 1 and best - score > _MARGIN:
+        if score is not None and len(set(called)) == 1 and (best - score > _MARGIN or best > 2 * score):
             better = max(overlap, key=lambda n: overlap[n])
             problems.append(f"the question asks for what {better} does, not {name}")
     return problems

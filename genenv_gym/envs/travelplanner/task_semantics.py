@@ -393,7 +393,7 @@ def query_problems(query: Mapping, places: Iterable[str] = ()) -> list[str]:
 def _origin_cue_first(text: str, org: str, dest: str) -> bool:
     """Whether the origin is named with a departure word even though the destination is named first."""
     cue = r"(?:from|departing|leaving|starting (?:in|from|at)|setting off from|originating from|out of)"
-    return bool(re.search(rf"{cue}\s+(?:\w+\s+){{0,2}}{re.escape(org.lower())}\b", text))
+    return bool(re.search(rf"{cue}\s+{re.escape(org.lower())}\b", text))
 
 
 def _date_problems(text: str, dates: list[str]) -> list[str]:
