@@ -80,8 +80,8 @@ _STOP = frozenset(
     ]
 )
 _ACTIONS = {
-    "Add": r"add\w*|set\w*|creat\w*|book\w*|schedul\w*|make|new|remind\w*|put|record\w*|arrang\w*|"
-    r"organi[sz]\w*|register\w*",
+    "Add": r"add\w*|set\w*|creat\w*|book (?:a|an|the|me|us|my|it|room|rooms)\b|schedul\w*|make|new|"
+    r"remind\w*|put|record\w*|arrang\w*|organi[sz]\w*|register\w*",
     "Delete": r"delet\w*|remov\w*|cancel\w*|clear\w*|drop\w*|eras\w*|get rid|call off|no longer|scrap\w*|"
     r"unset|turn off",
     "Modify": r"chang\w*|modif\w*|mov\w*|updat\w*|reschedul\w*|edit\w*|shift\w*|switch\w*|replac\w*|"
@@ -173,10 +173,12 @@ def _datetime_said(value: str, text: str, words: set[str]) -> bool | None:
     relative = bool(words & {"today", "tomorrow", "tonight", "yesterday", "week", "weekend"})
     if not relative and not _date_said(text, words, year, month, day):
         return False
-    if match.group(4) is None or value.strip()[11:] in ("00:00:00", "23:59:59", "00:00", "23:59"):
+    if match.group(4) is None:
         return True
     if re.search(r"\d{4}-\d{2}-\d{2}[ t]\d{2}:\d{2}", text):
         return False  # the dialogue writes date-times in full, and never this one
+    if value.strip()[11:] in ("00:00:00", "23:59:59", "00:00", "23:59"):
+        return True  # a whole day, said as a date
     return value.strip() in text or _time_said(text, int(match.group(4)), int(match.group(5)))
 
 

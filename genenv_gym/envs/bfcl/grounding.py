@@ -250,7 +250,7 @@ def _enum_grounded(enum: list[Any], used: set[str], question: Question) -> bool:
     stated = [
         e for e in enum if isinstance(e, str) and len(e) > 1 and f" {_norm(e).strip()} " in question.norm
     ]
-    return all(_norm(e).strip() in used for e in stated)
+    return all(any(f" {_norm(e).strip()} " in f" {u} " for u in used) for e in stated)
 
 
 def _strings(value: Any) -> list[str]:
@@ -284,8 +284,9 @@ def ungrounded_arguments(
                 options = allowed if isinstance(allowed, list) else [allowed]
                 enum = enums.get((str(function), str(param)))
                 if enum is not None:
-                    if options != [""] and not _enum_grounded(enum, used, text):
-                        missing.append(f"{function}.{param}")
+                    key = f"{function}.{param}"
+                    if options != [""] and not _enum_grounded(enum, used, text) and key not in missing:
+                        missing.append(key)
                     continue
                 if "" in options or not options:
                     continue

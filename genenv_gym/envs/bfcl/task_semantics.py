@@ -176,10 +176,29 @@ def use_problems(question: str, functions: Sequence[Mapping[str, Any]], called: 
     problems = []
     for name in dict.fromkeys(called):
         score = overlap.get(name)
-        if score is not None and len(set(called)) == 1 and (best - score > _MARGIN or best > 2 * score):
+        if score is None or len(set(called)) != 1:
+            continue
+        if best - score > _MARGIN or best > 2 * score:
             better = max(overlap, key=lambda n: overlap[n])
             problems.append(f"the question asks for what {better} does, not {name}")
+            continue
+        rival = _named_rival(name, [str(f.get("name")) for f in functions if isinstance(f, Mapping)], words)
+        if rival is not None:
+            problems.append(f"the question names what {rival} does, not {name}")
     return problems
+
+
+def _named_rival(name: str, names: Sequence[str], words: set[str]) -> str | None:
+    """Another offered function whose own name words (those the called one's name lacks) the question
+    uses while it uses none of the called one's own (``stats.median`` asked, ``stats.mean`` called)."""
+    mine = content_stems(name)
+    for other in names:
+        if other == name:
+            continue
+        theirs = content_stems(other)
+        if (theirs - mine) & words and not (mine - theirs) & words:
+            return other
+    return None
 
 
 def _positions(norm: str, needle: str) -> list[int]:
@@ -225,7 +244,7 @@ def swap_problems(question: str, ground_truth: Sequence[Mapping[str, Any]]) -> l
                         continue
                     own = abs(va - na) + abs(vb - nb)
                     crossed = abs(va - nb) + abs(vb - na)
-                    follows = 0 < vb - na < 40 and 0 < va - nb < 40
+                    follows = abs(vb - na) < 40 and abs(va - nb) < 40
                     if follows and crossed * 3 < own:
                         problems.append(f"the question gives {function}'s {a} and {b} each other's values")
     return problems
