@@ -178,11 +178,11 @@ def use_problems(question: str, functions: Sequence[Mapping[str, Any]], called: 
         score = overlap.get(name)
         if score is None or len(set(called)) != 1:
             continue
-        if best - score > _MARGIN or best > 2 * score:
+        if best - score > _MARGIN or (best >= 2 and best > 2 * score):
             better = max(overlap, key=lambda n: overlap[n])
             problems.append(f"the question asks for what {better} does, not {name}")
             continue
-        rival = _named_rival(name, [str(f.get("name")) for f in functions if isinstance(f, Mapping)], words)
+        rival = _named_rival(name, [n for n in overlap if overlap[n] > score], words)
         if rival is not None:
             problems.append(f"the question names what {rival} does, not {name}")
     return problems
@@ -190,7 +190,8 @@ def use_problems(question: str, functions: Sequence[Mapping[str, Any]], called: 
 
 def _named_rival(name: str, names: Sequence[str], words: set[str]) -> str | None:
     """Another offered function whose own name words (those the called one's name lacks) the question
-    uses while it uses none of the called one's own (``stats.median`` asked, ``stats.mean`` called)."""
+    uses while it uses none of the called one's own (``stats.median`` asked, ``stats.mean`` called);
+    ``names``: the functions that meet the question more than the called one."""
     mine = content_stems(name)
     for other in names:
         if other == name:
