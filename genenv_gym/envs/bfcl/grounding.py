@@ -244,13 +244,17 @@ def _enums(functions: Sequence[Mapping[str, Any]] | None) -> dict[tuple[str, str
     return enums
 
 
-def _enum_grounded(enum: list[Any], used: set[str], question: Question) -> bool:
+def _enum_grounded(options: list[Any], enum: list[Any], used: set[str], question: Question) -> bool:
     """An enum value is implied unless the question names a value of its enum that no argument of the
-    reference uses (a value another call of a parallel answer, or another parameter, uses is theirs)."""
+    reference uses (a value another call of a parallel answer, or another parameter, uses is theirs), or
+    names values of its enum but not this required one."""
     stated = [
         e for e in enum if isinstance(e, str) and len(e) > 1 and f" {_norm(e).strip()} " in question.norm
     ]
-    return all(any(f" {_norm(e).strip()} " in f" {u} " for u in used) for e in stated)
+    if not all(any(f" {_norm(e).strip()} " in f" {u} " for u in used) for e in stated):
+        return False
+    required = "" not in options and all(isinstance(o, str) and o in enum for o in options)
+    return not (required and stated and not any(o in stated for o in options))
 
 
 def _strings(value: Any) -> list[str]:
@@ -285,7 +289,8 @@ def ungrounded_arguments(
                 enum = enums.get((str(function), str(param)))
                 if enum is not None:
                     key = f"{function}.{param}"
-                    if options != [""] and not _enum_grounded(enum, used, text) and key not in missing:
+                    grounded = _enum_grounded(options, enum, used, text)
+                    if options != [""] and not grounded and key not in missing:
                         missing.append(key)
                     continue
                 if "" in options or not options:

@@ -216,17 +216,22 @@ def _value_text(value: Any) -> str | None:
     return None
 
 
+def _nearest(positions: Sequence[int], at: int) -> int:
+    return min(abs(p - at) for p in positions)
+
+
 def swap_problems(question: str, ground_truth: Sequence[Mapping[str, Any]]) -> list[str]:
     """Pairs of arguments whose values the question attaches to each other's names."""
     norm = " ".join(_SPLIT.split(skeleton(question[:20_000]).lower().replace(",", "")))
     problems = []
+    several = len(ground_truth) > 1  # values of other calls repeat: each value must occur once
     for call in ground_truth:
         if not isinstance(call, Mapping):
             continue
         for function, params in call.items():
             if not isinstance(params, Mapping):
                 continue
-            named: dict[str, tuple[list[int], list[int]]] = {}
+            named: dict[str, tuple[int, list[int]]] = {}
             for param, allowed in params.items():
                 options = allowed if isinstance(allowed, list) else [allowed]
                 value = next((_value_text(o) for o in options if _value_text(o)), None)
@@ -234,19 +239,17 @@ def swap_problems(question: str, ground_truth: Sequence[Mapping[str, Any]]) -> l
                 if value is None or not label:
                     continue
                 at_name, at_value = _positions(norm, label), _positions(norm, value)
-                if len(at_name) == 1 and len(at_value) == 1:
-                    named[param] = (at_name, at_value)
+                if len(at_name) == 1 and 1 <= len(at_value) <= (1 if several else 8):
+                    named[param] = (at_name[0], at_value)
             params_named = list(named)
             for i, a in enumerate(params_named):
                 for b in params_named[i + 1 :]:
-                    (na,), (va,) = named[a]
-                    (nb,), (vb,) = named[b]
-                    if va == vb:
+                    (na, va), (nb, vb) = named[a], named[b]
+                    if set(va) & set(vb):
                         continue
-                    own = abs(va - na) + abs(vb - nb)
-                    crossed = abs(va - nb) + abs(vb - na)
-                    follows = abs(vb - na) < 40 and abs(va - nb) < 40
-                    if follows and crossed * 3 < own:
+                    own = _nearest(va, na) + _nearest(vb, nb)
+                    crossed_a, crossed_b = _nearest(va, nb), _nearest(vb, na)
+                    if crossed_a < 40 and crossed_b < 40 and (crossed_a + crossed_b) * 3 < own:
                         problems.append(f"the question gives {function}'s {a} and {b} each other's values")
     return problems
 
