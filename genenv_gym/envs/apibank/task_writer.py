@@ -13,7 +13,8 @@ The LLM writes only a dialogue and the call that must come next, as one JSON obj
 The earlier calls are executed on the simulated APIs (their real results enter the dialogue), the answer's
 reference result is computed by executing it, and the task is graded in corrected mode. Screening: every
 API and parameter must exist, every earlier call and the answer must succeed, and every answer value must
-appear in the dialogue's text or in an earlier call's result (``semantic_problems``); then the domain's
+appear in the dialogue's text or in an earlier call's result, and the user must ask for what the API does
+(``semantic_problems``, ``task_semantics``); then the domain's
 validation runs the verifier on the reference call. The task id, prompt, provenance and difficulty are
 written by the domain, never by the LLM.
 """
@@ -29,6 +30,7 @@ from genenv_gym.envs.apibank.domain import APIBankDomain
 from genenv_gym.envs.apibank.generator import LEVEL_CONFIGS, NUM_LEVELS, knobs
 from genenv_gym.envs.apibank.registry import CallRefused, execute
 from genenv_gym.envs.apibank.signatures import SIGNATURES
+from genenv_gym.envs.apibank.task_semantics import dialogue_problems
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
@@ -200,21 +202,14 @@ class APIBankTaskWriter(TaskWriterBase):
         return result
 
     def semantic_problems(self, task: Task) -> list[str]:
-        """Failing calls, and answer values stated nowhere in the dialogue or its API results."""
+        """Failing calls, and a dialogue that does not ask for the reference call (``task_semantics``)."""
         problems = []
         history = thaw(task.evaluation["history"])
         truth = thaw(task.evaluation["ground_truth"])
         for turn in [*(t for t in history if t["role"] == "API"), truth]:
             if turn["result"]["exception"] is not None:
                 problems.append(f"{turn['api_name']} fails: {turn['result']['exception']}")
-        said = " ".join(
-            t["text"] if t["role"] != "API" else json.dumps(t["result"]["output"], default=str)
-            for t in history
-        ).lower()
-        unstated = [k for k, v in truth["param_dict"].items() if v.strip() and v.lower() not in said]
-        if unstated:
-            problems.append(f"the dialogue does not state the value of {', '.join(unstated[:4])}")
-        return problems
+        return problems + dialogue_problems(history, truth)
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         content = task_content(task)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from genenv_gym.envs.bamboogle.generator import ANSWER_TYPES, Chain, oracle_queries, resolve
 from genenv_gym.envs.bamboogle.metrics import normalize_answer
 from genenv_gym.envs.bamboogle.sim_domain import BamboogleSimDomain
+from genenv_gym.envs.bamboogle.task_semantics import question_problems
 from genenv_gym.envs.bamboogle.world import ATTRIBUTES, RELATIONS
 from genenv_gym.llm_simulator.writer import (
     Target,
@@ -144,11 +145,13 @@ class BamboogleTaskWriter(TaskWriterBase):
         )
 
     def semantic_problems(self, task: Task) -> list[str]:
-        """The question must name its start entity (the agent cannot search for what it is not told)."""
-        start = task.evaluation["chain"]["start"]
-        if start.lower() not in task.evaluation["question"].lower():
-            return [f"the question does not name its start entity {start!r}"]
-        return []
+        """Where the question does not ask what its chain resolves (``task_semantics``)."""
+        return question_problems(
+            str(task.evaluation["question"]),
+            thaw(task.evaluation["chain"]),
+            str(task.evaluation["golden_answers"][0]),
+            self.domain.world.entities,
+        )
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         chain = thaw(task.evaluation["chain"])

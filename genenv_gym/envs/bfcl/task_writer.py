@@ -26,7 +26,7 @@ from typing import Any
 
 from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.domain import BFCLDomain
-from genenv_gym.envs.bfcl.grounding import ungrounded_arguments
+from genenv_gym.envs.bfcl.task_semantics import task_problems
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
@@ -153,12 +153,11 @@ class BFCLTaskWriter(TaskWriterBase):
         )
 
     def semantic_problems(self, task: Task) -> list[str]:
-        """Required arguments of the reference answer whose values the question never states."""
+        """Where the reference answer does not mean what the question asks (``task_semantics``)."""
         content = task_content(task)
-        missing = ungrounded_arguments(content["question"], content["ground_truth"])
-        if missing:
-            return [f"the question does not state the value of {', '.join(missing[:4])}"]
-        return []
+        return task_problems(
+            str(content["category"]), content["question"], content["functions"], content["ground_truth"]
+        )
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         content = task_content(task)

@@ -14,8 +14,8 @@ Every field is checked strictly (known cities and states, 3 / 5 / 7 days with 1 
 consecutive dates, 1 to 8 people, the official constraint values, a positive budget). The solver then
 decides feasibility under the stated budget: an infeasible query is rejected (kind ``infeasible``, the
 reason starting with ``SolverResult.kind``: stay, route, cuisine, budget, ...), and a feasible one gets
-the solver's plan as its reference. ``semantic_problems``: the text must name the origin, the
-destination, the budget and each cuisine. The task id, prompt, level and provenance are written by the
+the solver's plan as its reference. ``semantic_problems``: the text, read back into fields, must agree
+with the fields (``task_semantics``). The task id, prompt, level and provenance are written by the
 domain, never by the LLM.
 """
 
@@ -38,6 +38,7 @@ from genenv_gym.envs.travelplanner.generator import (
 )
 from genenv_gym.envs.travelplanner.sim_domain import TravelPlannerSimDomain
 from genenv_gym.envs.travelplanner.solver import solve
+from genenv_gym.envs.travelplanner.task_semantics import query_problems
 from genenv_gym.llm_simulator.writer import (
     Target,
     TaskRejected,
@@ -200,22 +201,10 @@ class TravelPlannerTaskWriter(TaskWriterBase):
         }
 
     def semantic_problems(self, task: Task) -> list[str]:
-        """The text must state the origin, the destination, the budget and every cuisine."""
-        query = thaw(task.evaluation["query"])
-        text = str(query["query"]).lower()
-        problems = [
-            f"the query does not name its {what} {value!r}"
-            for what, value in (("origin", query["org"]), ("destination", query["dest"]))
-            if str(value).lower() not in text
-        ]
-        budget = float(query["budget"])
-        spellings = {f"{budget:,.0f}", f"{budget:.0f}", f"{budget:,.2f}", f"{budget:.2f}", f"{budget:g}"}
-        if not any(s.lower() in text for s in spellings):
-            problems.append(f"the query does not state the budget {budget:g}")
-        for cuisine in query["local_constraint"].get("cuisine") or ():
-            if str(cuisine).lower() not in text:
-                problems.append(f"the query does not ask for {cuisine} cuisine")
-        return problems
+        """Where the query's text disagrees with its fields (``task_semantics.query_problems``)."""
+        db = self.domain.database()
+        places = [*db.city_states, *set(db.city_states.values())]
+        return query_problems(thaw(task.evaluation["query"]), places)
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         query = thaw(task.evaluation["query"])
