@@ -44,6 +44,17 @@ def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | 
     return path
 
 
+def file_version(path: str | os.PathLike) -> str:
+    """What tells an edited data file from the one read before: its resolved path, size and modification
+    time (``missing`` when it is absent)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return f"{path.resolve()}:missing"
+    return f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
 def _hint(root: Path, benchmark: str, relative: str) -> str:
     """What to do: point one level up or down when that is where the files are, else fetch them."""
     where = "the data dir" if os.environ.get(ENV_VAR) is None else f"{ENV_VAR}"
