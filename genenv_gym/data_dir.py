@@ -29,8 +29,12 @@ def data_root(data_dir: str | os.PathLike | None = None) -> Path:
         return Path(data_dir).expanduser()
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR]).expanduser()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "genenv_gym" / "data"
+    return cache_home() / "data"
+
+
+def cache_home() -> Path:
+    """genenv_gym's folder in the user's cache: ``$XDG_CACHE_HOME/genenv_gym`` (``~/.cache/genenv_gym``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "genenv_gym"
 
 
 def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | None = None) -> Path:

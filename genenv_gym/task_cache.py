@@ -1,7 +1,7 @@
 """Tasks built from a benchmark's files, kept on disk: a fresh process reads them instead of building them.
 
 Building a benchmark's Tasks (prompts rendered, nested data frozen, multi-turn ground truth replayed) takes
-seconds; reading them back takes a tenth of that. ``cached_tasks`` serves one built collection of Tasks:
+seconds; reading them back takes a fraction of that. ``cached_tasks`` serves one built collection of Tasks:
 from this process's memory when it was served before, else from the on-disk entry, else built and written.
 
 Where: ``$GENENV_TASK_CACHE_DIR``, else ``$XDG_CACHE_HOME/genenv_gym/tasks`` (``~/.cache/genenv_gym/tasks``
@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from genenv_gym.atomic_write import atomic_open
-from genenv_gym.data_dir import file_version
+from genenv_gym.data_dir import cache_home, file_version
 from genenv_gym.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -49,11 +49,6 @@ _SUFFIX = ".pkl"
 _memory: OrderedDict[str, tuple[Task, ...]] = OrderedDict()
 
 
-def cache_home() -> Path:
-    """genenv_gym's folder in the user's cache: ``$XDG_CACHE_HOME/genenv_gym`` (``~/.cache/genenv_gym``)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "genenv_gym"
-
-
 def task_cache_dir() -> Path | None:
     """The folder of the on-disk task cache, or None when ``GENENV_NO_CACHE`` turns it off."""
     if os.environ.get(OFF_ENV_VAR, "").strip() not in ("", "0"):
@@ -65,9 +60,12 @@ def task_cache_dir() -> Path | None:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of every module of the installed genenv_gym (what builds Tasks, and the Task class itself)."""
+    """A hash of every module of the installed genenv_gym (what builds Tasks, and the Task class itself),
+    its version and the Python version."""
+    from genenv_gym import __version__
+
     package = Path(__file__).resolve().parent
-    digest = hashlib.sha256(f"{sys.version_info[:2]}|{FORMAT}".encode())
+    digest = hashlib.sha256(f"{__version__}|{sys.version_info[:2]}|{FORMAT}".encode())
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
