@@ -24,6 +24,7 @@ import logging
 import os
 import pickle
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ MEMORY_ENTRIES = 64
 
 _SUFFIX = ".pkl"
 _memory: OrderedDict[str, tuple[Task, ...]] = OrderedDict()
+_memory_lock = threading.Lock()
 
 
 def task_cache_dir() -> Path | None:
@@ -86,25 +88,27 @@ def cached_tasks(
 
     ``name`` and ``params`` say what is built (e.g. a benchmark, a category and an action format): together
     with the files' paths they name the entry; the files' sizes and modification times and the code version
-    complete its key. ``build`` must depend on nothing else. Files that do not exist are part of the key as
-    missing; ``build`` raises what it raises for them, and nothing is cached.
+    complete its key. ``build`` must depend on nothing else. A file that does not exist is in the key as
+    missing; what ``build`` raises reaches the caller, and nothing is cached then.
     """
     paths = [Path(f) for f in files]
     what = [name, *(f"{k}={v}" for k, v in sorted((params or {}).items()))]
     slot = f"{name}-{_digest(*what, *(str(p.resolve()) for p in paths))}"
     key = f"{slot}.{_digest(*what, *map(file_version, paths), code_version())}"
-    if key in _memory:
-        _memory.move_to_end(key)
-        return _memory[key]
+    with _memory_lock:  # envs are made on several threads by `genenv serve`
+        if key in _memory:
+            _memory.move_to_end(key)
+            return _memory[key]
     folder = task_cache_dir()
     tasks = _read(folder / f"{key}{_SUFFIX}", key) if folder is not None else None
     if tasks is None:
         tasks = tuple(build())
         if folder is not None:
             _write(folder, slot, key, tasks)
-    _memory[key] = tasks
-    if len(_memory) > MEMORY_ENTRIES:
-        _memory.popitem(last=False)
+    with _memory_lock:
+        _memory[key] = tasks
+        if len(_memory) > MEMORY_ENTRIES:
+            _memory.popitem(last=False)
     return tasks
 
 
