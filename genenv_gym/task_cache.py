@@ -18,6 +18,7 @@ level. Entries are written atomically, so processes that start together can shar
 
 from __future__ import annotations
 
+import copy as pycopy
 import gc
 import hashlib
 import logging
@@ -30,10 +31,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from genenv_gym.atomic_write import atomic_open
 from genenv_gym.data_dir import cache_home, file_version
-from genenv_gym.task import Task
+from genenv_gym.task import FrozenDict, Task
 
 LOG = logging.getLogger(__name__)
 
@@ -104,12 +106,51 @@ def cached_tasks(
     if tasks is None:
         tasks = tuple(build())
         if folder is not None:
+            tasks = share_equal_parts(tasks)
             _write(folder, slot, key, tasks)
     with _memory_lock:
         _memory[key] = tasks
         if len(_memory) > MEMORY_ENTRIES:
             _memory.popitem(last=False)
     return tasks
+
+
+#: The nested fields of a Task that ``share_equal_parts`` deduplicates.
+_NESTED_FIELDS = ("messages", "tools", "evaluation", "difficulty")
+
+
+def share_equal_parts(tasks: Iterable[Task]) -> tuple[Task, ...]:
+    """Equal Tasks whose equal nested values (and strings) are each one object, shared by every task that
+    holds it: a benchmark repeats its function docs and states in many tasks, so the entry unpickles into a
+    fraction of the objects (a tenth for BFCL multi-turn), each scanned by the garbage collector ever after.
+    Sharing is safe because the values are immutable (``FrozenDict``, tuples, scalars)."""
+    memo: dict[Any, Any] = {}
+    shared = []
+    for task in tasks:
+        copy = pycopy.copy(task)
+        for name in _NESTED_FIELDS:
+            object.__setattr__(copy, name, _canonical(getattr(task, name), memo))
+        shared.append(copy)
+    return tuple(shared)
+
+
+def _canonical(value: Any, memo: dict[Any, Any]) -> Any:
+    """The one object standing for ``value``'s content (its type included: 1, 1.0 and True stay apart)."""
+    kind = type(value)
+    if kind is FrozenDict:
+        data = {k: _canonical(v, memo) for k, v in value.items()}
+        key: Any = (kind, tuple((k, id(v)) for k, v in data.items()))
+        return memo.setdefault(key, FrozenDict(data))
+    if kind is tuple:
+        items = tuple(_canonical(v, memo) for v in value)
+        return memo.setdefault((kind, tuple(id(v) for v in items)), items)
+    if kind is float:
+        # repr keeps -0.0 apart from 0.0; a NaN is never merged (equal containers of one NaN would compare
+        # equal where distinct NaNs do not).
+        return memo.setdefault((kind, repr(value)), value) if value == value else value
+    if kind in (str, int, bool):
+        return memo.setdefault((kind, value), value)
+    return value
 
 
 @contextmanager

@@ -215,3 +215,17 @@ def test_a_pickled_task_equals_the_original_and_hashes_afresh():
     hash(task.evaluation)  # computed, and kept on the object
     copy = pickle.loads(pickle.dumps(task))
     assert copy == task and copy.evaluation._hash is None and hash(copy.evaluation) == hash(task.evaluation)
+
+
+def test_shared_parts_keep_every_value_and_type_apart():
+    nan = float("nan")
+    tasks = [
+        Task(id="a", domain="toy", evaluation={"x": [1, 1.0, True, 0.0, -0.0, "1", None], "n": nan}),
+        Task(id="b", domain="toy", evaluation={"x": [1, 1.0, True, 0.0, -0.0, "1", None], "n": 1}),
+    ]
+    a, b = task_cache.share_equal_parts(tasks)
+    assert (a.id, b.id) == ("a", "b") and b == tasks[1]
+    assert a.evaluation["x"] is b.evaluation["x"]  # equal content: one object
+    values = a.evaluation["x"]
+    assert [type(v) for v in values] == [int, float, bool, float, float, str, type(None)]
+    assert str(values[4]) == "-0.0" and a.evaluation["n"] is nan
