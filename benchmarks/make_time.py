@@ -1,6 +1,7 @@
 """How long ``gym.make(id)`` takes for every registered id in a fresh process, cold and warm.
 
-Run: GENENV_DATA_DIR=/path/to/benchmarks python benchmarks/make_time.py [--warm-runs 3] [--budget 1.0] [--ids ...]
+Run: GENENV_DATA_DIR=/path/to/benchmarks python benchmarks/make_time.py [--warm-runs 3] [--budget 1.0]
+     [--ids ID ...]
 
 Each id gets an empty cache folder (``XDG_CACHE_HOME``, so ``GENENV_TASK_CACHE_DIR`` must be unset): the
 first process makes the env there (cold: the tasks are built and the on-disk task cache written), then

@@ -6,8 +6,8 @@ from this process's memory when it was served before, else from the on-disk entr
 
 Where: ``$GENENV_TASK_CACHE_DIR``, else ``$XDG_CACHE_HOME/genenv_gym/tasks`` (``~/.cache/genenv_gym/tasks``
 when the variable is unset). ``GENENV_NO_CACHE=1`` turns the on-disk cache off (nothing read or written).
-Deleting the folder clears it. An entry is a pickle (uncompressed: reading is what must be fast; all of
-BFCL's take about 45 MB); the folder must be the user's own, as for any cache of pickles.
+Deleting the folder clears it. An entry is a pickle (uncompressed: reading is what must be fast; the 18
+entries of BFCL's ids take 23 MB); the folder must be the user's own, as for any cache of pickles.
 
 An entry's key holds what was built (a name and its parameters), the paths, sizes and modification times of
 the files it was built from, a hash of genenv_gym's source code and the Python version: a changed data file
