@@ -29,8 +29,12 @@ def data_root(data_dir: str | os.PathLike | None = None) -> Path:
         return Path(data_dir).expanduser()
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR]).expanduser()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "genenv_gym" / "data"
+    return cache_home() / "data"
+
+
+def cache_home() -> Path:
+    """genenv_gym's folder in the user's cache: ``$XDG_CACHE_HOME/genenv_gym`` (``~/.cache/genenv_gym``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "genenv_gym"
 
 
 def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | None = None) -> Path:
@@ -42,6 +46,17 @@ def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | 
             f"{benchmark} data file not found: {path}\n{_hint(root, benchmark, relative)}", benchmark
         )
     return path
+
+
+def file_version(path: str | os.PathLike) -> str:
+    """What tells an edited data file from the one read before: its resolved path, size and modification
+    time (``missing`` when it is absent)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return f"{path.resolve()}:missing"
+    return f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
 def _hint(root: Path, benchmark: str, relative: str) -> str:

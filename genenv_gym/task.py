@@ -34,6 +34,19 @@ class FrozenDict(Mapping):
     def __repr__(self) -> str:
         return f"FrozenDict({self._data!r})"
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # Pickled as its data alone: the cached hash is of this process's string hashing, and restoring
+        # through ``_frozen_dict`` (no copy, no slot-by-slot state) keeps the task cache's reads fast.
+        return _frozen_dict, (self._data,)
+
+
+def _frozen_dict(data: dict[str, Any]) -> FrozenDict:
+    """A FrozenDict over ``data`` itself (unpickling: ``data`` is already a fresh dict of frozen values)."""
+    frozen = FrozenDict.__new__(FrozenDict)
+    frozen._data = data
+    frozen._hash = None
+    return frozen
+
 
 def freeze(value: Any) -> Any:
     """Deep-convert JSON data to immutable form: dicts to FrozenDict, lists to tuples."""

@@ -1,8 +1,10 @@
-"""Shared test setup: one torch thread, and the real-data directory."""
+"""Shared test setup: one torch thread, the real-data directory, a task cache of the run's own."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,19 @@ try:  # torch is optional; when present it must not oversubscribe the two CI cor
     torch.set_num_threads(1)
 except ImportError:
     pass
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The on-disk task cache (``genenv_gym.task_cache``) in a folder of this run, never the user's own: set
+    before collection, since some modules build envs when they are imported, and inherited by subprocesses."""
+    os.environ["GENENV_TASK_CACHE_DIR"] = tempfile.mkdtemp(prefix="genenv-test-task-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = os.environ.pop("GENENV_TASK_CACHE_DIR", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
 
 SHARED_DATA = Path(
     os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")

@@ -9,17 +9,19 @@ from typing import Any
 
 import numpy as np
 
+from genenv_gym.data_dir import data_root
 from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, language_of
 from genenv_gym.envs.bfcl.checker import grade_output
-from genenv_gym.envs.bfcl.data import load_records
+from genenv_gym.envs.bfcl.data import category_files, chosen_categories, load_records
 from genenv_gym.envs.bfcl.known_defects import reference_failures
 from genenv_gym.envs.bfcl.prompt import prompt_messages, render_messages
 from genenv_gym.envs.bfcl.render import render_answer
 from genenv_gym.envs.bfcl.summary import summary_scores
 from genenv_gym.envs.bfcl.validation import REFUSAL, validate_record
 from genenv_gym.task import Task, thaw
+from genenv_gym.task_cache import cached_tasks
 
 ACTION_FORMATS = ("python", "json")
 #: How many tasks' thawed functions and possible answers ``verify`` keeps (the tasks graded last).
@@ -57,18 +59,28 @@ class BFCLDomain(Domain):
         return AST_CATEGORIES
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        return [
-            self.make_task(
-                task_id=record["id"],
-                category=record["category"],
-                question=record["question"][0],
-                functions=record["function"],
-                ground_truth=record["ground_truth"],
-                difficulty={},
-                provenance="benchmark:bfcl_v4",
-            )
-            for record in load_records(categories, data_dir)
-        ]
+        """The official records of ``categories`` (all 13 when None) as Tasks, through the task cache."""
+        chosen = chosen_categories(categories)
+        root = str(data_root(data_dir))
+        return [task for category in chosen for task in self._category_tasks(category, root)]
+
+    def _category_tasks(self, category: str, root: str) -> tuple[Task, ...]:
+        def build() -> list[Task]:
+            return [
+                self.make_task(
+                    task_id=record["id"],
+                    category=record["category"],
+                    question=record["question"][0],
+                    functions=record["function"],
+                    ground_truth=record["ground_truth"],
+                    difficulty={},
+                    provenance="benchmark:bfcl_v4",
+                )
+                for record in load_records([category], root)
+            ]
+
+        params = {"category": category, "action_format": self.action_format}
+        return cached_tasks(self.name, category_files(category, root), build, params)
 
     def make_task(
         self,

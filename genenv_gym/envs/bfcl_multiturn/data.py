@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import benchmark_file, data_root
+from genenv_gym.data_dir import benchmark_file, data_root, file_version
 from genenv_gym.envs.bfcl.data import read_jsonl
 
 #: The four multi-turn categories, in the official order.
@@ -57,13 +58,17 @@ def is_long_context(category: str) -> bool:
     return "long_context" in category
 
 
-@lru_cache(maxsize=32)
 def _func_docs(class_name: str, root: str) -> tuple[dict[str, Any], ...]:
     if class_name not in FUNC_DOC_FILES:
         raise ValueError(f"unknown BFCL multi-turn backend class {class_name!r}")
-    return tuple(
-        read_jsonl(benchmark_file("bfcl", f"multi_turn_func_doc/{FUNC_DOC_FILES[class_name]}", root))
-    )
+    path = benchmark_file("bfcl", f"multi_turn_func_doc/{FUNC_DOC_FILES[class_name]}", root)
+    return _read_docs(path, file_version(path))
+
+
+@lru_cache(maxsize=32)
+def _read_docs(path: Path, version: str) -> tuple[dict[str, Any], ...]:
+    """A function-doc file's docs; ``version`` makes an edited file read again."""
+    return tuple(read_jsonl(path))
 
 
 def function_docs(
@@ -82,12 +87,33 @@ def function_docs(
     return functions, holdout
 
 
+def chosen_categories(categories: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The categories asked for (all four when None); ValueError for an unknown one."""
+    chosen = tuple(categories) if categories else CATEGORIES
+    unknown = [c for c in chosen if c not in CATEGORIES]
+    if unknown:
+        raise ValueError(f"unknown BFCL multi-turn categories {unknown}; choose from {list(CATEGORIES)}")
+    return chosen
+
+
+def category_files(category: str, root: str) -> tuple[Path, ...]:
+    """The entries and ground-truth files of a category (MissingDataError, saying where they go, if absent),
+    then every function-doc file (those an entry names must exist when it is loaded)."""
+    docs = data_root(root) / "bfcl" / "multi_turn_func_doc"
+    return (
+        benchmark_file("bfcl", question_file(category), root),
+        benchmark_file("bfcl", answer_file(category), root),
+        *(docs / name for name in sorted(FUNC_DOC_FILES.values())),
+    )
+
+
 @lru_cache(maxsize=16)
-def _load_category(category: str, root: str) -> tuple[dict[str, Any], ...]:
-    entries = read_jsonl(benchmark_file("bfcl", question_file(category), root))
-    answers = {
-        a["id"]: a["ground_truth"] for a in read_jsonl(benchmark_file("bfcl", answer_file(category), root))
-    }
+def _load_category(category: str, root: str, versions: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
+    """The entries of a category; ``versions`` (of its files and the doc files) make an edited file read
+    again."""
+    files = category_files(category, root)
+    entries = read_jsonl(files[0])
+    answers = {a["id"]: a["ground_truth"] for a in read_jsonl(files[1])}
     missing = [e["id"] for e in entries if e["id"] not in answers]
     if missing:
         raise ValueError(f"bfcl/{answer_file(category)} has no ground truth for {missing[:5]}")
@@ -120,9 +146,10 @@ def load_entries(
     Raises MissingDataError (saying where the files go) when a file is absent, ValueError for an unknown
     category. The returned dicts are shared by later calls: copy before changing them.
     """
-    chosen = tuple(categories) if categories else CATEGORIES
-    unknown = [c for c in chosen if c not in CATEGORIES]
-    if unknown:
-        raise ValueError(f"unknown BFCL multi-turn categories {unknown}; choose from {list(CATEGORIES)}")
+    chosen = chosen_categories(categories)
     root = str(data_root(data_dir))
-    return [entry for c in chosen for entry in _load_category(c, root)]
+    return [
+        entry
+        for c in chosen
+        for entry in _load_category(c, root, tuple(map(file_version, category_files(c, root))))
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from genenv_gym.envs.bfcl_multiturn.generation.entry import generate_entry
 from genenv_gym.envs.bfcl_multiturn.generation.levels import NUM_LEVELS
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
 from genenv_gym.task import FrozenDict, Task, thaw
+from genenv_gym.task_cache import cached_tasks
 
 
 def entry_task(
@@ -69,10 +70,14 @@ def entry_task(
     )
 
 
-@lru_cache(maxsize=16)
 def _category_tasks(category: str, root: str, domain: str, action_format: str = "python") -> tuple[Task, ...]:
-    """The Tasks of one category (cached: Tasks are immutable, and freezing 200 entries takes a second)."""
-    return tuple(entry_task(e, domain, action_format) for e in data.load_entries([category], root))
+    """The Tasks of one category (through the task cache: freezing 200 entries takes a second)."""
+
+    def build() -> list[Task]:
+        return [entry_task(e, domain, action_format) for e in data.load_entries([category], root)]
+
+    params = {"category": category, "action_format": action_format}
+    return cached_tasks(domain, data.category_files(category, root), build, params)
 
 
 #: Plans drawn per ``generate`` call before it gives up (a plan fails when no call fits the state).
@@ -136,8 +141,7 @@ class BFCLMultiTurnDomain(Domain):
         return data.CATEGORIES
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        chosen = tuple(categories) if categories else data.CATEGORIES
-        data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
+        chosen = data.chosen_categories(categories)
         root = str(data.data_root(data_dir))
         return [
             task
@@ -264,13 +268,19 @@ def turn_tasks(entry: Task, domain: str = "bfcl_multiturn_step") -> list[Task]:
     return tasks
 
 
-@lru_cache(maxsize=16)
 def _category_turn_tasks(
     category: str, root: str, domain: str, filler: str, action_format: str = "python"
 ) -> tuple[Task, ...]:
-    """The turn Tasks of one category (cached per long-context filler: the replayed results depend on it)."""
-    entries = _category_tasks(category, root, BFCLMultiTurnDomain.name, action_format)
-    return tuple(task for entry in entries for task in turn_tasks(entry, domain))
+    """The turn Tasks of one category, through the task cache (replaying the ground truth of 200 entries
+    takes seconds), kept per long-context filler: the replayed results depend on it."""
+
+    def build() -> list[Task]:
+        entries = _category_tasks(category, root, BFCLMultiTurnDomain.name, action_format)
+        return [task for entry in entries for task in turn_tasks(entry, domain)]
+
+    files = data.category_files(category, root) + (() if filler == "generated" else (Path(filler),))
+    params = {"category": category, "action_format": action_format, "filler": filler}
+    return cached_tasks(domain, files, build, params)
 
 
 class BFCLMultiTurnStepDomain(BFCLMultiTurnDomain):
@@ -290,8 +300,7 @@ class BFCLMultiTurnStepDomain(BFCLMultiTurnDomain):
         raise NotImplementedError("the per-turn BFCL multi-turn domain has no generator; use bfcl_multiturn")
 
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        chosen = tuple(categories) if categories else data.CATEGORIES
-        data.load_entries(chosen, data_dir)  # one clear error for unknown categories or missing files
+        chosen = data.chosen_categories(categories)
         root = str(data.data_root(data_dir))
         filler = long_context.filler_source()
         return [

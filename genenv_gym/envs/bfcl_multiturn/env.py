@@ -125,7 +125,8 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
     As ``GenEnv-BFCL-MultiTurn-v0``.
 
     ``reset(options={"task_id": "multi_turn_long_context_0#turn2"})`` plays one turn. The tasks are built
-    when the env is made, by playing every entry's ground truth once (about a second for 200 entries).
+    by playing every entry's ground truth once (a second or more for 200 entries) when the env is first made
+    on this data and code; later makes read them from the on-disk task cache (``genenv_gym.task_cache``).
 
     ## Version history
     - v0: initial version (the 734 turns of the 200 long-context entries, each reached by replaying the
