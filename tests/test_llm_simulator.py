@@ -183,7 +183,7 @@ def test_good_replies_are_accepted(text):
     [
         (MALFORMED, {"parse", "truncated"}),
         (TRUNCATED, {"truncated"}),
-        (HOSTILE, {"unsafe"}),
+        (HOSTILE, {"instruction", "control_token", "characters"}),
         (BOMBS, {"parse", "oversize", "invalid"}),
         (REFERENCE_FAILS, {"invalid", "reference_fails"}),
     ],

@@ -1,10 +1,11 @@
 """The LLM simulator: an environment LLM writes validated tasks at the agent's skill (see ``simulator``).
 
 ``TaskWriter`` (per domain: prompt, strict-JSON parser, fingerprint) and its registry live in ``writer``;
-the hostile-text and duplicate checks in ``screening``.
+the text screen in ``screening`` (built from ``characters``, ``instructions``, ``language``), duplicates in
+``duplicates``.
 """
 
-from genenv_gym.llm_simulator.screening import Deduplicator, unsafe_reasons
+from genenv_gym.llm_simulator.screening import Deduplicator, screen_texts, unsafe_reasons
 from genenv_gym.llm_simulator.simulator import GenerationRecord, LLMSimulator, LLMSimulatorStats
 from genenv_gym.llm_simulator.writer import (
     TASK_WRITERS,
@@ -25,6 +26,7 @@ __all__ = [
     "TaskRejected",
     "TaskWriter",
     "get_task_writer",
+    "screen_texts",
     "strict_json_object",
     "unsafe_reasons",
 ]

@@ -6,13 +6,14 @@ any backend) for tasks with the domain's TaskWriter prompt, and screens every re
 
 1. generation errors and truncated replies (``finish_reason == "length"``) are rejected;
 2. the reply must be strict JSON in the domain's task schema (the writer's parser; bounded size and depth);
-3. no hostile text (chat control tokens, instructions aimed at the model, paraphrased or disguised with
-   look-alike letters, control and invisible characters: ``screening``);
+3. no hostile text in any string the LLM wrote (``screening``: characters outside ordinary text, chat
+   control tokens, text addressed to the agent, the grader or a role, encoded payloads, other languages;
+   kinds ``characters``, ``control_token``, ``instruction``, ``encoded``, ``language``);
 4. ``Domain.validate`` (well-formed, solvable), then the writer's ``semantic_problems`` where it has one
    (BFCL: every required argument of the reference answer is stated in the question);
 5. the checker must accept the task's own reference answer (``verify(task, oracle_action(task))``);
-6. no duplicate or near-duplicate of a seed or of an accepted task (compared on skeletons, so a copy with
-   look-alike letters is a near-duplicate).
+6. no duplicate or near-duplicate of a seed or of an accepted task (``duplicates``: the same structure
+   reworded, compared in a normal form: case, look-alike letters, stop words, numbers, synonyms).
 
 Rejections are counted by kind and by reason. Accepted tasks wait in a buffer that is refilled in
 batches (optionally by a background thread, so ``propose`` does not wait on generation in steady state).
@@ -36,11 +37,17 @@ import numpy as np
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
-from genenv_gym.llm_simulator.screening import Deduplicator, strings_in, unsafe_reasons
-from genenv_gym.llm_simulator.writer import Target, TaskRejected, TaskWriter, get_task_writer
+from genenv_gym.llm_simulator.screening import Deduplicator, screen_texts, strings_in
+from genenv_gym.llm_simulator.writer import (
+    Target,
+    TaskRejected,
+    TaskWriter,
+    get_task_writer,
+    strict_json_object,
+)
 from genenv_gym.simulator import Outcome
 from genenv_gym.skill import SkillEstimate
-from genenv_gym.task import Task, thaw
+from genenv_gym.task import Task
 
 logger = logging.getLogger(__name__)
 
@@ -370,13 +377,8 @@ class LLMSimulator:
             raise
         except Exception as exc:  # a writer bug on odd input must not take the simulator down
             raise TaskRejected("parse", f"{type(exc).__name__}: {str(exc)[:200]}") from None
-        problems = unsafe_reasons(
-            [m.get("content", "") for m in thaw(task.messages) if m.get("role") != "system"]
-            + list(strings_in(task.tools))
-            + list(strings_in(task.evaluation))
-        )
-        if problems:
-            raise TaskRejected("unsafe", problems[0])
+        if problem := screen_texts(written_strings(completion.text)):
+            raise TaskRejected(*problem)
         try:
             problems = self.domain.validate(task)
         except Exception as exc:
@@ -485,3 +487,12 @@ class LLMSimulator:
             with self._lock:
                 if len(self._buffer) >= self.buffer_size:
                     self._wake.clear()
+
+
+def written_strings(reply: str) -> list[str]:
+    """The strings the LLM wrote: every key and value of its reply's JSON (the whole reply if it is not
+    JSON): what the text screening reads, never the domain's own prompt text around them."""
+    try:
+        return list(strings_in(strict_json_object(reply)))
+    except TaskRejected:
+        return [reply]
