@@ -27,6 +27,7 @@ followed by the value it left out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -461,6 +462,11 @@ def _states(text: str, value: Any) -> bool:
     if isinstance(value, list | dict):
         items = list(value.values() if isinstance(value, dict) else value)
         return bool(items) and all(_states(text, item) for item in items)
+    if isinstance(value, int | float):
+        forms = {str(value)} | (
+            {str(int(value))} if isinstance(value, float) and value.is_integer() else set()
+        )
+        return any(re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", text) for form in forms)
     return not ungrounded_arguments(text, [{"f": {"value": [value]}}])
 
 
