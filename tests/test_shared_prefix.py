@@ -1,4 +1,4 @@
-"""Prefix sharing in the hf padded engine: the same tokens and logprobs as one row per sample, less prefill."""
+"""Prefix sharing in the hf padded engine: the tokens and logprobs of one row per sample, less prefill."""
 
 import pytest
 
@@ -51,7 +51,7 @@ def assert_same_and_exact(model, plain_out, shared_out, temperature):
 def test_samples_of_a_prompt_match_unshared_rows_and_a_full_forward(tiny, group_size):
     """Left-padded mix (4 lengths, two prompts sharing a head), sampled, G = 1 and G = 8."""
     base = tokens(60, 0)
-    prompts = [base[:40], base[:55] + [7, 8], tokens(30, 1), tokens(12, 2)]
+    prompts = [base[:40], [*base[:55], 7, 8], tokens(30, 1), tokens(12, 2)]
     params = SamplingParams(n=group_size, temperature=0.8, max_new_tokens=8, seed=5, ignore_eos=True)
     plain, plain_out, shared, shared_out = both_ways(tiny, prompts, params)
     assert_same_and_exact(tiny[0], plain_out, shared_out, 0.8)

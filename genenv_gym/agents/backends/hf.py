@@ -244,7 +244,8 @@ class HFBackend(Backend):
         for chunk_index, start in enumerate(range(0, len(order), self.max_batch_size)):
             chunk = order[start : start + self.max_batch_size]
             chunk_prompts = [prompts[i] for i in chunk]
-            plan = plan_shared_prefixes(chunk_prompts) if self.share_prefixes and not self.static_cache else None
+            sharing = self.share_prefixes and not self.static_cache
+            plan = plan_shared_prefixes(chunk_prompts) if sharing else None
             if plan is None:
                 input_ids, attention = _left_padded(chunk_prompts, pad)
                 self.prefill_positions += padded_prefill_positions(chunk_prompts)
@@ -317,8 +318,8 @@ class HFBackend(Backend):
 
     # ------------------------------------------------------------------------------------------------
     def _generate_continuous(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
-        # The manager switches the model to the attention it batches with (paged|eager, flash): only for the
-        # length of this call, so the model stays usable for a plain forward (a trainer's update) between calls.
+        # The manager switches the model to the attention it batches with (paged|eager, flash) only for
+        # this call, so the model stays usable for a plain forward (a trainer's update) between calls.
         attention = self.model.config._attn_implementation
         try:
             manager = self._manager(params)

@@ -112,7 +112,7 @@ def plan_shared_prefixes(prompts: Sequence[Sequence[int]]) -> SharedPrefixPlan |
 
 
 def batch_layout(plan: SharedPrefixPlan, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(input_ids, attention_mask)`` of the batch rows: prefix region, then suffix region, each left-padded."""
+    """``(input_ids, attention_mask)`` of the rows: the prefix region, then the suffix region, left-padded."""
     prefix_width, suffix_width = plan.prefix_width, plan.suffix_width
     rows = len(plan.suffixes)
     input_ids = torch.full((rows, prefix_width + suffix_width), pad, dtype=torch.long)
