@@ -46,6 +46,7 @@ from genenv_gym.agents.backends.base import (
 )
 from genenv_gym.agents.backends.shared_prefix import (
     batch_layout,
+    cache_keyword,
     padded_prefill_positions,
     plan_shared_prefixes,
     prefill_shared_prefixes,
@@ -268,7 +269,7 @@ class HFBackend(Backend):
             )
             try:
                 if plan is not None:  # generate then prefills only the suffix region
-                    kwargs["cache"] = prefill_shared_prefixes(self.model, plan, pad)
+                    kwargs[cache_keyword(self.model)] = prefill_shared_prefixes(self.model, plan, pad)
                 sequences = self.model.generate(
                     input_ids=input_ids.to(self.device),
                     attention_mask=attention.to(self.device),

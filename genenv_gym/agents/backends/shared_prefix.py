@@ -15,6 +15,7 @@ the suffix region.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,12 +144,21 @@ def prefill_shared_prefixes(model: Any, plan: SharedPrefixPlan, pad: int) -> Any
         input_ids=input_ids.to(device),
         attention_mask=mask.to(device),
         position_ids=positions.to(device),
-        cache=cache,
         use_cache=True,
         logits_to_keep=1,
+        **{cache_keyword(model): cache},
     )
     cache.batch_select_indices(torch.tensor(plan.row_group, device=device))
     return cache
+
+
+def cache_keyword(model: Any) -> str:
+    """The name under which the model's forward (and ``generate``) take a KV cache.
+
+    transformers renamed ``past_key_values`` to ``cache`` (5.24 takes both, warning on the old name; the
+    GPU image's 5.17 may know only the old one).
+    """
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
