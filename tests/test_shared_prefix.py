@@ -111,3 +111,16 @@ def test_plan_is_none_when_nothing_is_shared():
     assert plan_shared_prefixes([tokens(30, 11), tokens(30, 12), tokens(25, 13)]) is None
     assert plan_shared_prefixes([tokens(30, 11)]) is None
     assert plan_shared_prefixes([[5], [5]]) is None  # a one-token prompt has nothing to share
+
+
+def test_plan_finds_common_prefixes_longer_than_a_comparison_block():
+    head = tokens(700, 14)
+    rows = [head[:600] + tokens(40, 15), head[:600] + tokens(40, 16), [*head, 1], head]
+    plan = plan_shared_prefixes(rows)
+    # one group of four sharing 600+ tokens saves more than two pairs sharing 600+ and 699
+    assert plan is not None and len(plan.prefixes) == 1
+    assert len(plan.prefixes[0]) >= 600 and plan.prefixes[0] == tuple(rows[0][: len(plan.prefixes[0])])
+    for row, g, s in zip(rows, plan.row_group, plan.suffixes, strict=True):
+        assert list(plan.prefixes[g]) + list(s) == row
+    pair = plan_shared_prefixes(rows[2:])
+    assert pair is not None and pair.prefixes == (tuple(head[:699]),)  # a prompt and its extension

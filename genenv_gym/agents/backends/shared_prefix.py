@@ -22,6 +22,11 @@ from typing import Any
 
 import torch
 
+#: Tokens compared at a time when measuring a common prefix.
+_BLOCK = 256
+#: The most distinct prompts one shared-prefix group spans (bounds the planning's dynamic programme).
+MAX_GROUP_PROMPTS = 64
+
 
 @dataclass(frozen=True)
 class SharedPrefixPlan:
@@ -63,49 +68,52 @@ def padded_prefill_positions(prompts: Sequence[Sequence[int]]) -> int:
 def plan_shared_prefixes(prompts: Sequence[Sequence[int]]) -> SharedPrefixPlan | None:
     """The shared-prefix layout of ``prompts`` (one micro-batch), or None when it would not save prefill.
 
-    Rows are sorted lexicographically and cut into runs; a run of ``k`` rows whose shortest common prefix
-    (capped so that every row keeps at least one token for the suffix) is ``p`` saves ``(k - 1) * p``
-    positions. The cut that saves most is found by dynamic programming over the sorted rows. The plan is
-    returned only when its padded prefill (``prefill_positions``) is below the plain padded batch's.
+    The distinct prompts are sorted lexicographically and cut into runs; a run of ``k`` rows whose shortest
+    common prefix (capped so that every row keeps at least one token for the suffix) is ``p`` saves
+    ``(k - 1) * p`` positions. The cut that saves most is found by dynamic programming over the sorted
+    prompts. The plan is returned only when its padded prefill (``prefill_positions``) is below the plain
+    padded batch's.
     """
     prompts = [tuple(p) for p in prompts]
-    n = len(prompts)
-    if n < 2 or any(len(p) < 2 for p in prompts):  # every group's prefix and every suffix needs a token
+    if len(prompts) < 2 or any(len(p) < 2 for p in prompts):  # every prefix and suffix needs a token
         return None
-    order = sorted(range(n), key=lambda i: prompts[i])
-    caps = [len(prompts[i]) - 1 for i in order]
-    lcp = [_common_prefix(prompts[order[k]], prompts[order[k + 1]]) for k in range(n - 1)]
-    best = [0] * (n + 1)  # best[j]: most positions saved by the rows order[:j]
-    cut = [0] * (n + 1)  # cut[j]: where the last run of the best split of order[:j] starts
-    for j in range(1, n + 1):
-        best[j], cut[j] = best[j - 1], j - 1  # row j-1 on its own
-        shared = caps[j - 1]
-        for i in range(j - 2, -1, -1):  # run order[i:j]
-            shared = min(shared, lcp[i], caps[i])
+    rows_of: dict[tuple[int, ...], list[int]] = {}
+    for row, prompt in enumerate(prompts):
+        rows_of.setdefault(prompt, []).append(row)
+    distinct = sorted(rows_of)
+    m = len(distinct)
+    counts = [len(rows_of[p]) for p in distinct]
+    caps = [len(p) - 1 for p in distinct]
+    lcp = [_common_prefix(distinct[k], distinct[k + 1]) for k in range(m - 1)]
+    best = [0] * (m + 1)  # best[j]: most positions saved by the rows of distinct[:j]
+    cut = [0] * (m + 1)  # cut[j]: where the last run of the best split of distinct[:j] starts
+    for j in range(1, m + 1):
+        shared, rows = caps[j - 1], counts[j - 1]
+        best[j], cut[j] = best[j - 1] + (rows - 1) * shared, j - 1  # copies of one prompt
+        for i in range(j - 2, max(j - 1 - MAX_GROUP_PROMPTS, 0) - 1, -1):  # run distinct[i:j]
+            shared, rows = min(shared, lcp[i], caps[i]), rows + counts[i]
             if shared == 0:
                 break
-            gain = best[i] + (j - 1 - i) * shared
+            gain = best[i] + (rows - 1) * shared
             if gain > best[j]:
                 best[j], cut[j] = gain, i
-    if best[n] == 0:
+    if best[m] == 0:
         return None
     runs = []
-    j = n
+    j = m
     while j > 0:
         runs.append((cut[j], j))
         j = cut[j]
-    runs.reverse()
     prefixes: list[tuple[int, ...]] = []
-    row_group = [0] * n
-    suffixes: list[tuple[int, ...]] = [()] * n
-    for start, end in runs:
-        rows = order[start:end]
-        # a row on its own keeps only its last token for the suffix; a run shares its common prefix
-        length = min([caps[k] for k in range(start, end)] + lcp[start : end - 1])
-        prefixes.append(tuple(prompts[rows[0]][:length]))
-        for i in rows:
-            row_group[i] = len(prefixes) - 1
-            suffixes[i] = tuple(prompts[i][length:])
+    row_group = [0] * len(prompts)
+    suffixes: list[tuple[int, ...]] = [()] * len(prompts)
+    for start, end in reversed(runs):
+        length = min(caps[start:end] + lcp[start : end - 1])
+        prefixes.append(distinct[start][:length])
+        for prompt in distinct[start:end]:
+            for row in rows_of[prompt]:
+                row_group[row] = len(prefixes) - 1
+                suffixes[row] = prompt[length:]
     plan = SharedPrefixPlan(tuple(prefixes), tuple(row_group), tuple(suffixes))
     if plan.prefill_positions >= padded_prefill_positions(prompts):
         return None
@@ -162,11 +170,17 @@ def cache_keyword(model: Any) -> str:
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """The length of the longest common prefix (binary search on slice equality, which runs in C)."""
-    low, high = 0, min(len(a), len(b))
+    """The length of the longest common prefix (slice comparisons, which run in C)."""
+    n = min(len(a), len(b))
+    low = 0
+    while low < n and a[low : low + _BLOCK] == b[low : low + _BLOCK]:  # whole equal blocks
+        low += _BLOCK
+    if low >= n:
+        return n
+    high = min(low + _BLOCK, n)  # the prefix ends in this block (or the shorter prompt does): search it
     while low < high:
         mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[low:mid] == b[low:mid]:
             low = mid
         else:
             high = mid - 1
