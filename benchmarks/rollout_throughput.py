@@ -4,8 +4,10 @@ The model is a random-weight Qwen2 with the shape of Qwen2.5-0.5B (or 1.5B, or `
 ``--hidden-size`` / ``--layers``): the same compute and memory traffic per token as the real checkpoint, no
 download. A batch is ``batch / --group-size`` tasks whose prompt each of its G rows shares (as the G samples
 of a GRPO group do). Prompts are ``--prompt-tokens`` long: ``ragged`` spreads them by ``--jitter`` (batches
-need padding, like real rollouts), ``same`` makes them all that long. Every sequence generates exactly
-``--new-tokens`` tokens (``ignore_eos``), so tokens/s compare like with like. Methods:
+need padding, like real rollouts), ``same`` makes them all that long. ``--reply-tokens`` times a later turn
+of a multi-turn episode: each of the G chats of a task continues the task prompt with its own reply. Every
+sequence generates exactly ``--new-tokens`` tokens (``ignore_eos``), so tokens/s compare like with like.
+Methods:
 
 - ``hf:padded`` / ``hf:continuous``: ``HFBackend.generate`` with ``n = G`` (token ids and per-token logprobs
   returned, as the trainer needs them), prefix sharing ``on`` and/or ``off`` (``--prefix-sharing``: the
@@ -18,8 +20,8 @@ interleaved with the other methods so load changes hit them alike; the fastest r
 reports seconds and prompt positions prefilled (padding included) per task, and the fraction of the decode
 roofline: a decode step must read every weight once and the KV cache of every row (mean context = mean
 prompt + half the new tokens), so ``--hbm-bandwidth`` bytes/s allow at most ``batch / (bytes / bandwidth)``
-tokens/s. The measured rate includes the prefill, so the fraction is an upper bound's share, not the
-decode step's alone.
+tokens/s. The measured rate includes the prefill, so the fraction understates how near the decode step
+alone comes to the roofline.
 
 Examples::
 
@@ -78,13 +80,13 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def time_backend(backend: HFBackend, tasks: list[list[int]], group_size: int, new_tokens: int) -> Run:
-    """``group_size`` completions of each task prompt in one ``generate`` call."""
+def time_backend(backend: HFBackend, prompts: list[list[int]], group_size: int, new_tokens: int) -> Run:
+    """``group_size`` completions of each prompt in one ``generate`` call."""
     params = SamplingParams(n=group_size, temperature=1.0, max_new_tokens=new_tokens, ignore_eos=True, seed=0)
     prefilled = backend.prefill_positions
     sync(backend.device)
     start = time.perf_counter()
-    results = backend.generate(tasks, params)
+    results = backend.generate(prompts, params)
     sync(backend.device)
     elapsed = time.perf_counter() - start
     errors = [c.error for r in results for c in r if not c.ok]
@@ -163,6 +165,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jitter", type=float, default=0.25, help="ragged prompt length spread (fraction)")
     parser.add_argument(
         "--lengths", nargs="+", default=["ragged"], choices=["ragged", "same"], help="prompt length mixes"
+    )
+    parser.add_argument(
+        "--reply-tokens",
+        type=int,
+        default=0,
+        help="a later turn: each row's chat continues its task prompt with its own reply of this many tokens",
     )
     parser.add_argument("--new-tokens", type=int, default=16)
     parser.add_argument("--engines", nargs="+", default=["padded"], choices=["padded", "continuous"])
@@ -264,11 +272,16 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                 seed=batch,
             )
             expanded = [p for p in tasks for _ in range(args.group_size)]
+            calls, n = (tasks, args.group_size)
+            if args.reply_tokens:  # a later turn: each of the G chats of a task has its own reply after it
+                replies = make_prompts(batch, args.reply_tokens, args.jitter, vocab, seed=batch + 1)
+                expanded = [p + r for p, r in zip(expanded, replies, strict=True)]
+                calls, n = (expanded, 1)
             runs: list[tuple[str, str, Callable[[], Run]]] = [
                 (
                     f"hf:{engine}",
                     sharing,
-                    partial(time_backend, backend, tasks, args.group_size, args.new_tokens),
+                    partial(time_backend, backend, calls, n, args.new_tokens),
                 )
                 for (engine, sharing), backend in backends.items()
             ]
@@ -288,7 +301,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                             partial(plain_generate, model, expanded, args.new_tokens, pad, False),
                         )
                     )
-            rows += measure(model, runs, args, batch, lengths, tasks)
+            rows += measure(model, runs, args, batch, lengths, expanded)
     for backend in backends.values():
         backend.close()
     if args.out:
@@ -310,7 +323,7 @@ def measure(
     args: argparse.Namespace,
     batch: int,
     lengths: str,
-    tasks: list[list[int]],
+    expanded: list[list[int]],
 ) -> list[dict[str, Any]]:
     """Warm every method at this shape, time them interleaved, keep each one's fastest run, print rows."""
     repeats = {}
@@ -326,7 +339,8 @@ def measure(
             result = run()
             if (method, sharing) not in best or result.seconds < best[(method, sharing)].seconds:
                 best[(method, sharing)] = result
-    mean_context = sum(len(t) for t in tasks) / len(tasks) + args.new_tokens / 2
+    tasks = batch // args.group_size
+    mean_context = sum(len(t) for t in expanded) / len(expanded) + args.new_tokens / 2
     roofline = roofline_tokens_per_s(model, batch, mean_context, args.hbm_bandwidth)
     out = []
     for (method, sharing), result in best.items():
@@ -334,7 +348,7 @@ def measure(
         row = {
             "batch": batch,
             "group_size": args.group_size,
-            "tasks": len(tasks),
+            "tasks": tasks,
             "prompts": lengths,
             "method": method,
             "prefix_sharing": sharing,
@@ -342,9 +356,9 @@ def measure(
             "seconds": result.seconds,
             "tokens": result.tokens,
             "tokens_per_s": per_s,
-            "seconds_per_task": result.seconds / len(tasks),
+            "seconds_per_task": result.seconds / tasks,
             "prefill_positions_per_task": (
-                None if result.prefill_positions is None else result.prefill_positions / len(tasks)
+                None if result.prefill_positions is None else result.prefill_positions / tasks
             ),
             "roofline_tokens_per_s": roofline,
             "roofline_fraction": per_s / roofline,

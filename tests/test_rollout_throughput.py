@@ -69,3 +69,13 @@ def test_roofline_of_the_qwen_shape_matches_the_issue_arithmetic(script):
     per_s = script.roofline_tokens_per_s(model, 512, 1100, 3.35e12)
     assert per_s == pytest.approx(512 / ((0.99e9 + 512 * 1100 * 12288) / 3.35e12), rel=0.01)
     assert 200_000 < per_s < 225_000
+
+
+def test_a_later_turn_shares_the_task_prompt_across_the_diverged_chats(script):
+    argv = ["--size", "tiny", "--batch-sizes", "4", "--group-size", "4", "--prompt-tokens", "40"]
+    argv += ["--reply-tokens", "6", "--new-tokens", "2", "--prefix-sharing", "on", "off", "--repeats", "1"]
+    rows = script.main([*argv, "--no-baseline"])
+    by_sharing = {r["prefix_sharing"]: r for r in rows}
+    assert (
+        by_sharing["on"]["prefill_positions_per_task"] < by_sharing["off"]["prefill_positions_per_task"] / 2
+    )
