@@ -112,16 +112,32 @@ def test_continuous_engine_matches_the_padded_engine(tiny):
         assert max(abs(a - b) for a, b in zip(p[0].logprobs, c[0].logprobs, strict=True)) < 1e-4
 
 
-def test_close_gives_the_model_back_its_attention_for_training_forwards(tiny):
-    """Continuous batching may switch the model to paged attention; a trainer sharing it needs it back."""
-    model, tokenizer = tiny
-    before = model.config._attn_implementation
-    backend = HFBackend(model, tokenizer, engine="continuous")
-    backend.generate(["abc"], SamplingParams(temperature=0.0, max_new_tokens=2))
-    model.config._attn_implementation = "paged|" + before  # what transformers does on a GPU
-    backend.close()
-    assert model.config._attn_implementation == before
-    assert model(torch.tensor([[5, 6, 7]])).logits.shape[:2] == (1, 3)
+@pytest.mark.parametrize("engine", ["padded", "continuous"])
+def test_no_engine_leaves_the_model_unusable_for_a_training_step(engine):
+    """A trainer generates with its own model, then runs a plain forward and backward on it.
+
+    With eager attention the continuous manager switches the model to ``paged|eager`` (on a GPU: to flash
+    attention) while it generates; the model must have its own attention back when ``generate`` returns.
+    """
+    model, tokenizer = build_tiny("qwen2", seed=3)
+    model.set_attn_implementation("eager")
+    model.train()
+    backend = HFBackend(model, tokenizer, engine=engine)
+    greedy = SamplingParams(temperature=0.0, max_new_tokens=3)
+    try:
+        for _ in range(2):  # the second call reuses the continuous manager, which needs its attention again
+            out = backend.generate(["abc", "hello world"], greedy)
+            assert all(r[0].ok and len(r[0].token_ids) == 3 for r in out)
+            assert model.config._attn_implementation == "eager" and model.training
+            ids = torch.tensor([[5, 6, 7, 8], [0, 9, 10, 11]])
+            loss = model(ids, attention_mask=torch.tensor([[1, 1, 1, 1], [0, 1, 1, 1]]), labels=ids).loss
+            loss.backward()
+            grads = [p.grad for p in model.parameters() if p.grad is not None]
+            assert grads and all(torch.isfinite(g).all() for g in grads)
+            model.zero_grad()
+    finally:
+        backend.close()
+    assert model.config._attn_implementation == "eager"
 
 
 def test_a_script_that_never_closes_the_continuous_engine_still_exits(tmp_path):

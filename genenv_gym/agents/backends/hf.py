@@ -2,15 +2,18 @@
 
 Two engines:
 
-- ``padded``: prompts sorted by length, cut into micro-batches of ``max_batch_size``, left-padded and
-  decoded together by ``model.generate`` with a KV cache. On CPU this is the fastest path (see
-  ``benchmarks/rollout_throughput.py``). ``static_cache=True`` adds transformers' static cache with
-  ``torch.compile``d decoding, which pays off only when the same batch shapes recur (it recompiles per shape).
+- ``padded`` (the default everywhere, ``engine="auto"``): prompts sorted by length, cut into micro-batches
+  of ``max_batch_size``, left-padded and decoded together by ``model.generate`` with a KV cache. Rows of a
+  micro-batch that share a prompt prefix (the G samples of a task; their chats in later turns) prefill it
+  once and fan its KV cache out (``share_prefixes``, see ``shared_prefix``): the same tokens and logprobs,
+  fewer prefill positions. Fastest measured on CPU and on an H100 (``benchmarks/rollout_throughput.py``,
+  docs/llm_stack.md). ``static_cache=True`` adds transformers' static cache with ``torch.compile``d decoding,
+  which pays off only when the same batch shapes recur (it recompiles per shape; no prefix sharing).
 - ``continuous``: transformers' continuous-batching manager (``init_continuous_batching``): a paged KV
-  cache, no padding, finished sequences replaced by waiting ones at every step, CUDA graphs on GPU. This
-  is the engine for many concurrent sequences of uneven length (RL rollouts) on a GPU, and the default
-  there (``engine="auto"``). Its manager is kept alive between calls and rebuilt only when the
-  temperature / top-p / top-k change.
+  cache, no padding, finished sequences replaced by waiting ones at every step, CUDA graphs on GPU. Its
+  manager is kept alive between calls and rebuilt only when the temperature / top-p / top-k change; the
+  attention implementation it needs (``paged|eager``, flash) is set only for the length of each call, so
+  the shared model stays usable for a plain forward between calls.
 
 Per-token logprobs follow the convention of ``backends.base``. On the padded engine they are captured by
 a logits processor that keeps one ``[batch, vocab]`` tensor at a time (not the whole score history); the
@@ -40,6 +43,13 @@ from genenv_gym.agents.backends.base import (
     SamplingParams,
     error_completion,
     finish_tokens,
+)
+from genenv_gym.agents.backends.shared_prefix import (
+    batch_layout,
+    cache_keyword,
+    padded_prefill_positions,
+    plan_shared_prefixes,
+    prefill_shared_prefixes,
 )
 from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
 
@@ -86,12 +96,13 @@ class HFBackend(Backend):
         tokenizer: a tokenizer object or path (default: the model's directory).
         device: ``cuda`` when available, else ``cpu``.
         dtype: ``bfloat16`` on GPU, ``float32`` on CPU.
-        engine: ``auto`` (``continuous`` on GPU, ``padded`` on CPU), ``padded`` or ``continuous``.
+        engine: ``auto`` (``padded``, the fastest measured on CPU and GPU), ``padded`` or ``continuous``.
         max_batch_size: sequences per micro-batch on the padded engine (and the most concurrent requests
             of the continuous engine).
         static_cache: on the padded engine, use a static KV cache with compiled decoding.
         continuous_config: extra ``ContinuousBatchingConfig`` fields (``num_blocks``, ``page_size``, ...).
         model_name: the name recorded in provenance (default: the path or the config's name).
+        share_prefixes: on the padded engine, prefill a prompt prefix shared by rows of a micro-batch once.
     """
 
     def __init__(
@@ -106,6 +117,7 @@ class HFBackend(Backend):
         continuous_config: Mapping[str, Any] | None = None,
         model_name: str | None = None,
         trust_remote_code: bool = False,
+        share_prefixes: bool = True,
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -138,14 +150,16 @@ class HFBackend(Backend):
         self.tokenizer = tokenizer
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.engine = (
-            engine if engine != "auto" else ("continuous" if self.device.type == "cuda" else "padded")
-        )
+        # auto = padded on every device: on an H100 it ran 4,142 tok/s against continuous's 598 (issue 25)
+        self.engine = "padded" if engine == "auto" else engine
         self.max_batch_size = max_batch_size
         self.static_cache = static_cache
         self.continuous_config = dict(continuous_config or {})
+        self.share_prefixes = share_prefixes
+        #: Token positions the padded engine's prefill forwards have computed (padding included).
+        self.prefill_positions = 0
         self._managers: dict[tuple, Any] = {}
-        self._attention_before_paging: str | None = None
+        self._paged_attention: str | None = None  # the attention the continuous manager switched to
         self._lock = threading.Lock()
         _LIVE_BACKENDS.add(self)
 
@@ -217,21 +231,10 @@ class HFBackend(Backend):
             self.close()
 
     def close(self) -> None:
-        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it).
-
-        Continuous batching switches the model to paged attention; closing switches it back, so a trainer
-        sharing the model can run ordinary forward passes again.
-        """
+        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it)."""
         for manager in self._managers.values():
             _stop_manager(manager)
         self._managers.clear()
-        before, self._attention_before_paging = self._attention_before_paging, None
-        config = getattr(self.model, "config", None)
-        if before is not None and getattr(config, "_attn_implementation", before) != before:
-            try:
-                self.model.set_attn_implementation(before)
-            except (AttributeError, ValueError):
-                config._attn_implementation = before
 
     # ------------------------------------------------------------------------------------------------
     def _generate_padded(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
@@ -241,13 +244,16 @@ class HFBackend(Backend):
         pad = self.tokenizer.pad_token_id
         for chunk_index, start in enumerate(range(0, len(order), self.max_batch_size)):
             chunk = order[start : start + self.max_batch_size]
-            width = max(len(prompts[i]) for i in chunk)
-            input_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            attention = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, i in enumerate(chunk):
-                ids = prompts[i]
-                input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
-                attention[row, width - len(ids) :] = 1
+            chunk_prompts = [prompts[i] for i in chunk]
+            sharing = self.share_prefixes and not self.static_cache
+            plan = plan_shared_prefixes(chunk_prompts) if sharing else None
+            if plan is None:
+                input_ids, attention = _left_padded(chunk_prompts, pad)
+                self.prefill_positions += padded_prefill_positions(chunk_prompts)
+            else:
+                input_ids, attention = batch_layout(plan, pad)
+                self.prefill_positions += plan.prefill_positions
+            width = input_ids.shape[1]
             if params.seed is not None:
                 torch.manual_seed(params.seed + chunk_index)
             capture = _LogprobCapture(params.temperature)
@@ -262,6 +268,8 @@ class HFBackend(Backend):
                 GenerationConfig(pad_token_id=pad),
             )
             try:
+                if plan is not None:  # generate then prefills only the suffix region
+                    kwargs[cache_keyword(self.model)] = prefill_shared_prefixes(self.model, plan, pad)
                 sequences = self.model.generate(
                     input_ids=input_ids.to(self.device),
                     attention_mask=attention.to(self.device),
@@ -311,7 +319,22 @@ class HFBackend(Backend):
 
     # ------------------------------------------------------------------------------------------------
     def _generate_continuous(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
-        manager = self._manager(params)
+        # The manager switches the model to the attention it batches with (paged|eager, flash) only for
+        # this call, so the model stays usable for a plain forward (a trainer's update) between calls.
+        attention = self.model.config._attn_implementation
+        try:
+            manager = self._manager(params)
+            _set_attention(self.model, self._paged_attention)
+            results, pending = self._run_requests(manager, prompts, params)
+            if pending:  # requests still in flight use the paged attention: stop them before switching back
+                self.close()
+        finally:
+            _set_attention(self.model, attention)
+        return self._continuous_completions(prompts, results, params)
+
+    def _run_requests(
+        self, manager: Any, prompts: list[list[int]], params: SamplingParams
+    ) -> tuple[dict[str, Any], set[str]]:
         eos_ids = self.end_of_turn_ids()
         request_ids = []
         for ids in prompts:
@@ -333,9 +356,15 @@ class HFBackend(Backend):
             if result.request_id in pending and result.is_finished():
                 results[result.request_id] = result
                 pending.discard(result.request_id)
+        return {i: results.get(r) for i, r in enumerate(request_ids)}, pending
+
+    def _continuous_completions(
+        self, prompts: list[list[int]], results: dict[int, Any], params: SamplingParams
+    ) -> list[Completion]:
+        eos_ids = self.end_of_turn_ids()
         out = []
-        for ids, request_id in zip(prompts, request_ids, strict=True):
-            result = results.get(request_id) if request_id is not None else None
+        for index, ids in enumerate(prompts):
+            result = results.get(index)
             if result is None:
                 out.append(error_completion("hf continuous batching: request was dropped or timed out", ids))
             elif result.error is not None:
@@ -363,7 +392,6 @@ class HFBackend(Backend):
         if manager is not None and manager.is_running():
             return manager
         self.close()
-        self._attention_before_paging = getattr(self.model.config, "_attn_implementation", None)
         config = self._generation_config(params.with_(stop=(), ignore_eos=False), self.end_of_turn_ids(), 0)
         config.pad_token_id = self.tokenizer.pad_token_id
         cb_fields: dict[str, Any] = {
@@ -387,6 +415,7 @@ class HFBackend(Backend):
             )
         finally:
             self.model.generation_config = saved
+        self._paged_attention = self.model.config._attn_implementation
         manager.start()
         self._managers[key] = manager
         return manager
@@ -406,6 +435,17 @@ def _close_live_backends() -> None:
 getattr(threading, "_register_atexit", atexit.register)(_close_live_backends)
 
 
+def _set_attention(model: Any, implementation: str | None) -> None:
+    """Switch the model's attention implementation (a no-op when it is already the one asked for)."""
+    config = model.config
+    if implementation is None or config._attn_implementation == implementation:
+        return
+    try:
+        model.set_attn_implementation(implementation)
+    except (AttributeError, ValueError):
+        config._attn_implementation = implementation
+
+
 def _stop_manager(manager: Any) -> None:
     try:
         manager.stop(block=True, timeout=5)
@@ -419,6 +459,17 @@ def context_window_error(prompt_tokens: int, window: int) -> str:
         f"prompt of {prompt_tokens} tokens does not fit the model's context window of {window} tokens "
         "(no room to generate); use a model with a longer context or a shorter prompt"
     )
+
+
+def _left_padded(prompts: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(input_ids, attention_mask)`` of prompts left-padded to the longest."""
+    width = max(len(p) for p in prompts)
+    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+    attention = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, ids in enumerate(prompts):
+        input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+        attention[row, width - len(ids) :] = 1
+    return input_ids, attention
 
 
 def _dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
