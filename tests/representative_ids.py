@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import genenv_gym
 
 
@@ -12,3 +14,10 @@ def representative_ids() -> list[str]:
     for entry in genenv_gym.ENV_ENTRIES:
         first.setdefault((entry.entry_point, str(entry.kwargs.get("domain", ""))), entry.id)
     return list(first.values())
+
+
+def every_id_the_rest_slow() -> list:
+    """Every registered id as a test parameter, those outside ``representative_ids()`` marked ``slow``."""
+    chosen = set(representative_ids())
+    ids = [entry.id for entry in genenv_gym.ENV_ENTRIES]
+    return [pytest.param(i, marks=() if i in chosen else pytest.mark.slow) for i in ids]

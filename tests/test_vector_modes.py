@@ -1,13 +1,10 @@
 """Every id in every vector mode (sync, async with and without shared memory): each copy plays exactly what
-the same env plays alone (observations, rewards, ends), and Gymnasium can merge the copies' info. The default
-run plays the async modes on one id per env class and domain (``representative_ids``), ``pytest -m slow`` on
-every id."""
+the same env plays alone (observations, rewards, ends), and Gymnasium can merge the copies' info."""
 
 from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-from representative_ids import representative_ids
 
 import genenv_gym
 from genenv_gym.agents.scripted import OracleAgent
@@ -56,19 +53,8 @@ def _reference(env_id: str, kwargs: dict) -> tuple[list, list]:
     return actions, outcomes
 
 
-def _cases() -> list:
-    """Every id in sync mode, the async modes on one id per env class and domain; ``pytest -m slow`` adds the
-    async modes of every other id."""
-    chosen = set(representative_ids())
-    cases = []
-    for env_id in ALL_IDS:
-        for mode in MODES:
-            marks = () if mode == "sync" or env_id in chosen else pytest.mark.slow
-            cases.append(pytest.param(env_id, mode, id=f"{env_id}-{mode}", marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize("env_id,mode", _cases())
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env_id", ALL_IDS)
 def test_every_vector_mode_plays_each_copy_as_alone(env_id, mode, offline_envs):
     kwargs = offline_envs.kwargs(env_id)
     actions, expected = _reference(env_id, kwargs)
