@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genenv_gym.registration import CLIENT_ENTRIES, ENV_ENTRIES
 from genenv_gym.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from genenv_gym.data_dir import MissingDataError
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -91,21 +93,20 @@ def _warn_ignored_options(args: argparse.Namespace, env_ids: Sequence[str]) -> N
             )
 
 
-def _on_fixtures(error: Exception, env_kwargs: dict, args: argparse.Namespace) -> dict | None:
+def _on_fixtures(error: MissingDataError, env_kwargs: dict, args: argparse.Namespace) -> dict | None:
     """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed."""
-    from genenv_gym.data_dir import ENV_VAR
-    from genenv_gym.fixtures import FIXTURES_DIR
+    from genenv_gym.data_dir import fixtures_instead
 
-    benchmark = getattr(error, "benchmark", None)
-    chosen = "data_dir" in env_kwargs or os.environ.get(ENV_VAR)
-    if args.suite or chosen or not benchmark or not (FIXTURES_DIR / benchmark).is_dir():
+    fixtures = None if args.suite else fixtures_instead(error, env_kwargs.get("data_dir"))
+    if fixtures is None:
         return None
+    benchmark = error.benchmark
     print(
         f"genenv eval: no {benchmark} data installed: running on the small fixtures shipped with the "
         f"package, not the benchmark (get the real data with --fetch or 'genenv data fetch {benchmark}')",
         file=sys.stderr,
     )
-    return {**env_kwargs, "data_dir": str(FIXTURES_DIR)}
+    return {**env_kwargs, "data_dir": str(fixtures)}
 
 
 def _fetch_for(error: Exception, env_kwargs: dict) -> bool:
@@ -125,11 +126,12 @@ def _fetch_for(error: Exception, env_kwargs: dict) -> bool:
 
 def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace, **kwargs) -> Any:
     """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README)."""
-    from genenv_gym.data_dir import MissingDataError
+    from genenv_gym.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.evaluation import evaluate
 
     try:
-        return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
+        with without_fixture_fallback():  # this command chooses: fetch, the fixtures, or report it missing
+            return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
     except MissingDataError as error:
         if args.fetch and _fetch_for(error, env_kwargs):
             return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)

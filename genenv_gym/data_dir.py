@@ -1,8 +1,12 @@
-"""Where benchmark data is read from, and the one error raised when it is not there."""
+"""Where benchmark data is read from, the one error raised when it is not there, and when the shipped
+fixtures stand in for it."""
 
 from __future__ import annotations
 
+import contextvars
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ENV_VAR = "GENENV_DATA_DIR"
@@ -76,3 +80,33 @@ def _hint(root: Path, benchmark: str, relative: str) -> str:
         f"(or put the official {benchmark} files under {root / benchmark}, or point {ENV_VAR} at a folder "
         f"that holds a '{benchmark}/' sub-folder; README.md, section 'Benchmark data', says more)."
     )
+
+
+_FIXTURE_FALLBACK = contextvars.ContextVar("genenv_fixture_fallback", default=True)
+
+
+@contextmanager
+def without_fixture_fallback() -> Iterator[None]:
+    """Inside this block ``fixtures_instead`` declines: missing data raises ``MissingDataError`` (``genenv
+    eval`` decides itself between fetching, the fixtures and reporting the benchmark missing)."""
+    token = _FIXTURE_FALLBACK.set(False)
+    try:
+        yield
+    finally:
+        _FIXTURE_FALLBACK.reset(token)
+
+
+def fixtures_instead(error: MissingDataError, data_dir: str | os.PathLike | None) -> Path | None:
+    """The shipped fixtures' data root, to play instead of the benchmark data ``error`` found missing.
+
+    Only on a fresh install: no data dir was chosen (``data_dir`` is None and ``$GENENV_DATA_DIR`` is
+    unset), the package ships fixtures of that benchmark, and no ``without_fixture_fallback`` block is
+    open; otherwise None, and the error stands. A chosen data dir without the data is always an error.
+    """
+    from genenv_gym.fixtures import FIXTURES_DIR
+
+    chosen = data_dir is not None or bool(os.environ.get(ENV_VAR))
+    benchmark = error.benchmark
+    if chosen or not _FIXTURE_FALLBACK.get() or not benchmark or not (FIXTURES_DIR / benchmark).is_dir():
+        return None
+    return FIXTURES_DIR

@@ -95,6 +95,11 @@ class ProceduralSimulator:
         max_kl: the cap on ``KL(new || old)`` of one update.
         min_prob: floor on every level's probability, so the policy can follow a changing agent.
         max_retries: redraws allowed for one task before proposal fails with the rejection reasons.
+        neighbour_prob: share of proposals drawn one level away from the sampled level (half below, half
+            above; at the ends the level stays): exploration where an improving agent's next level is.
+            The band filter only ever pulls the distribution toward levels with in-band outcomes, so
+            without it a distribution that has settled on a level the agent has outgrown learns of the
+            next level only through the ``min_prob`` floor.
     """
 
     def __init__(
@@ -105,9 +110,12 @@ class ProceduralSimulator:
         max_kl: float = 0.2,
         min_prob: float = 0.01,
         max_retries: int = 20,
+        neighbour_prob: float = 0.0,
     ) -> None:
         if not 0.0 < step_size <= 1.0:
             raise ValueError(f"step_size must be in (0, 1], got {step_size}")
+        if not 0.0 <= neighbour_prob <= 1.0:
+            raise ValueError(f"neighbour_prob must be in [0, 1], got {neighbour_prob}")
         if not 0.0 <= min_prob * domain.num_levels <= 1.0:
             raise ValueError(f"min_prob * num_levels must be <= 1, got {min_prob * domain.num_levels}")
         self.domain = domain
@@ -116,6 +124,7 @@ class ProceduralSimulator:
         self.max_kl = max_kl
         self.min_prob = min_prob
         self.max_retries = max_retries
+        self.neighbour_prob = neighbour_prob
         self.probs = np.full(domain.num_levels, 1.0 / domain.num_levels)
         self.stats = ProceduralSimulatorStats()
         #: The last valid tasks per level: what is served when fresh generation keeps failing.
@@ -130,7 +139,7 @@ class ProceduralSimulator:
         reasons: list[str] = []
         level = 0
         for _ in range(self.max_retries):
-            level = int(rng.choice(self.domain.num_levels, p=self.probs))
+            level = int(rng.choice(self.domain.num_levels, p=self.proposal_probs()))
             task = self.domain.generate(level, rng)
             self.stats.proposed += 1
             problems = self.domain.validate(task)
@@ -188,6 +197,19 @@ class ProceduralSimulator:
             "kl": kl,
             "mean_level": self.mean_level(),
         }
+
+    def proposal_probs(self) -> np.ndarray:
+        """The distribution levels are drawn from: ``probs`` with ``neighbour_prob`` of each level's mass
+        moved to its neighbours (``probs`` itself when ``neighbour_prob`` is 0)."""
+        if self.neighbour_prob == 0.0:
+            return self.probs
+        half = self.neighbour_prob / 2.0
+        moved = np.zeros_like(self.probs)
+        moved[1:] += half * self.probs[:-1]
+        moved[:-1] += half * self.probs[1:]
+        moved[0] += half * self.probs[0]
+        moved[-1] += half * self.probs[-1]
+        return (1.0 - self.neighbour_prob) * self.probs + moved
 
     def mean_level(self) -> float:
         """The expected difficulty level under the current policy."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
+import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,34 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 SHARED_DATA = Path(
     os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")
 )
+
+
+#: A test running longer than this says so on the terminal, and again every as many seconds.
+HEARTBEAT_S = 60.0
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item):
+    """No test is silent for minutes: every ``HEARTBEAT_S`` seconds a line names the test still running."""
+    reporter = item.config.pluginmanager.get_plugin("terminalreporter")
+    capture = item.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None:
+        yield
+        return
+    done, start = threading.Event(), time.monotonic()
+
+    def beat() -> None:
+        while not done.wait(HEARTBEAT_S):
+            with capture.global_and_fixture_disabled() if capture else nullcontext():
+                reporter.write_line(f"    {item.nodeid} still running ({time.monotonic() - start:.0f} s)")
+
+    thread = threading.Thread(target=beat, name="test-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -226,6 +226,9 @@ def test_step_env_random_baseline_is_weak(step_env):
 
 @pytest.mark.slow
 def test_expert_wins_all_134_games_and_every_gold_action_is_admissible(env, step_env):
+    """The full check (``pytest -m slow``); the default run plays its fixed sample, two games per task
+    type: ``test_expert_walkthrough_wins_a_sample_of_games`` and
+    ``test_step_env_gold_actions_are_admissible_on_a_sample``."""
     domain = step_env.unwrapped.domain
     agent, wins = OracleAgent(env), 0
     for task in env.unwrapped.tasks:

@@ -239,10 +239,10 @@ def test_decoded_types_are_exact() -> None:
     ],
 )
 def test_arithmetic_is_bounded(output: str, reason: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(DecodeError, match=reason):
         decode_python(output)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 # Evaluated by the official ``eval`` (``expandtabs(10**9)`` would build a gigabyte string) but refused here:
@@ -535,9 +535,9 @@ def test_js_converter(value: str, type_: str, nested: str | None, expected: obje
     ],
 )
 def test_converters_are_linear_on_hostile_text(call) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded machine does not make a linear converter look slow
     call()
-    assert time.perf_counter() - start < 1.5
+    assert time.process_time() - start < 1.5
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -216,3 +216,41 @@ def test_the_sb3_wrappers_without_torch_name_the_install_line(monkeypatch):
         MissingExtraError, match=r"needs the 'sb3' extra \(missing: torch, stable_baselines3\)"
     ):
         importlib.import_module("genenv_gym.wrappers.sb3")
+
+
+def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_comes_from(no_data):
+    """gym.make falls back as genenv eval does: only when no data dir was chosen, on every benchmark id
+    whose benchmark ships fixtures; a chosen dir without the data stays an error."""
+    import warnings
+
+    import gymnasium as gym
+
+    from genenv_gym.data_dir import without_fixture_fallback
+    from genenv_gym.registration import ENV_ENTRIES
+
+    fell_back = []
+    for entry in ENV_ENTRIES:
+        if entry.entry_point.endswith(":SimulatorEnv"):
+            continue
+        try:
+            gym.make(entry.id, data_dir=str(no_data / "chosen")).close()
+            continue  # needs no data (the Digits miniature)
+        except MissingDataError as error:
+            benchmark = error.benchmark
+        if not (FIXTURES_DIR / benchmark).is_dir():
+            with pytest.raises(MissingDataError, match=f"genenv data fetch {benchmark}"):
+                gym.make(entry.id)
+            continue
+        with pytest.warns(UserWarning, match=f"small fixtures .* 'genenv data fetch {benchmark}'"):
+            env = gym.make(entry.id)
+        on_fixtures = gym.make(entry.id, data_dir=str(FIXTURES_DIR))
+        assert [t.id for t in env.unwrapped.tasks] == [t.id for t in on_fixtures.unwrapped.tasks]
+        env.close()
+        on_fixtures.close()
+        with without_fixture_fallback(), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(MissingDataError):
+                gym.make(entry.id)
+        fell_back.append(entry.id)
+    assert "GenEnv-BFCL-v0" in fell_back and "GenEnv-BFCL-MultiTurn-v0" in fell_back
+    assert {"GenEnv-APIBank-v0", "GenEnv-Bamboogle-v0", "GenEnv-TravelPlanner-v0"} <= set(fell_back)

@@ -28,7 +28,6 @@ def _script():
     return module
 
 
-@pytest.mark.slow
 def test_the_demo_reproduces_its_published_first_epochs(tmp_path: Path) -> None:
     script = _script()
     rows = script.run_demo(0, tmp_path, epochs=1)

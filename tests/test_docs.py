@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import genenv_gym
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,16 +69,47 @@ def test_docs_carry_no_drafting_leftovers():
             assert leftover not in text, f"{doc.name} still says {leftover!r}"
 
 
-def test_readme_python_example_runs(shared_data_dir, tmp_path):
+#: What README's Python examples print, as README's comments say, on the fixtures and on the real data.
+README_PRINTS = ["1.0 None", "0.0 simple_function_checker:wrong_func_name", "0.0 0.006737946999085467"]
+
+
+def _run_readme_python(tmp_path: Path, env: dict) -> subprocess.CompletedProcess:
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     assert blocks
+    for line in README_PRINTS:
+        assert f"  # {line}" in readme, f"README no longer says its example prints {line!r}"
     script = tmp_path / "readme_example.py"
-    script.write_text("\n".join(blocks))
-    env = {**os.environ, "GENENV_DATA_DIR": str(shared_data_dir)}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    script.write_text("\n".join(blocks) + "\nprint('answer:', answer)\n")  # README's comment on it
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
-    assert "1.0 None" in done.stdout
+    printed = done.stdout.splitlines()
+    assert [line for line in README_PRINTS if line not in printed] == [], done.stdout[-2000:]
+    return done
+
+
+def test_readme_python_examples_run_on_a_fresh_install(tmp_path):
+    """No GENENV_DATA_DIR, an empty cache: gym.make plays the shipped fixtures and says so."""
+    env = {k: v for k, v in os.environ.items() if k != "GENENV_DATA_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = _run_readme_python(tmp_path, env)
+    assert "running on the small fixtures shipped with the package" in done.stderr
+    assert "genenv data fetch bfcl" in done.stderr
+    assert "rectangle" in done.stdout
+
+
+@pytest.mark.shared_data
+def test_readme_python_examples_run_on_the_real_data(shared_data_dir, tmp_path):
+    env = {**os.environ, "GENENV_DATA_DIR": str(shared_data_dir)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = _run_readme_python(tmp_path, env)
+    assert "fixtures" not in done.stderr
+    answer = "[calculate_triangle_area(base=10, height=5, unit='units')]"
+    assert f"answer: {answer}" in done.stdout.splitlines()
+    assert f"oracle_action()  # {answer}" in (ROOT / "README.md").read_text()
 
 
 def test_every_known_reference_failure_is_listed_in_the_defects_doc():

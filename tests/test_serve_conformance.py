@@ -5,7 +5,7 @@ The scripts are the oracle and the seeded random agent (the fixed wrong script),
 per id; every other transport replays their actions and must give the same transcript: observations,
 rewards, terminated/truncated and info after ``info_to_json``. Cheap transports run on every registered
 id; the async vector env (a process per copy) on one id per family (``ASYNC_SUBSET``), and on every id
-under ``pytest -m exhaustive``.
+under ``pytest -m slow``.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def test_async_vector_env_replays_the_script(env_id, offline_envs_for_session, r
         _async_vector(env_id, script, offline_envs_for_session, references)
 
 
-@pytest.mark.exhaustive
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", [i for i in ALL_IDS if i not in ASYNC_SUBSET])
 def test_async_vector_env_replays_the_script_on_every_id(env_id, offline_envs_for_session, references):
     for script in SCRIPTS:

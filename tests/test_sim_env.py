@@ -80,3 +80,32 @@ def test_any_domain_and_explicit_task():
         SimulatorEnv(domain=domain, simulator="llm-without-backend")
     with pytest.raises(ValueError, match="unknown domain"):
         SimulatorEnv(domain="chess")
+
+
+def test_curriculum_follows_an_improving_agent_through_the_candidate_wrapper():
+    """README's SB3 path without SB3: an agent whose skill climbs from level 1 to 7 picks the right one of the
+    candidates with probability sigmoid(1.5 (skill - level)). The simulator must climb with it. Without the
+    neighbour proposals (``simulator_kwargs={"neighbour_prob": 0.0}``) it settles on level 1 early and stays:
+    mean level 1.34 from skill 4 to 5.5, 2.06 at skill 7."""
+    import math
+
+    from genenv_gym.wrappers.candidate_actions import CandidateActions
+
+    env = CandidateActions(gym.make("GenEnv-Sim-BFCL-v0"))
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    episodes, checkpoints, wins = 2000, [], []
+    for episode in range(episodes):
+        skill = 1.0 + 6.0 * episode / episodes
+        candidates = info["candidates"]
+        right = candidates.index(env.unwrapped.episode.oracle_action())
+        solved = rng.random() < 1.0 / (1.0 + math.exp(-1.5 * (skill - info["level"])))
+        wrong = (right + 1 + int(rng.integers(len(candidates) - 1))) % len(candidates)
+        wins.append(env.step(right if solved else wrong)[1])
+        _, info = env.reset()
+        if (episode + 1) % 250 == 0:
+            checkpoints.append((skill, env.unwrapped.curriculum_state()["mean_level"]))
+    lagging = [(round(s, 2), round(level, 2)) for s, level in checkpoints[1:] if level < s - 2.0]
+    assert not lagging, f"the simulator's mean level trails the agent's skill by over 2 levels: {lagging}"
+    assert checkpoints[-1][1] > checkpoints[0][1] + 3.0, checkpoints
+    assert np.mean(wins[episodes // 2 :]) < 0.8  # tasks kept near alpha, not ones the agent has outgrown

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from genenv_gym.data_dir import ENV_VAR, MissingDataError, fixtures_instead
 from genenv_gym.domain import Domain
 from genenv_gym.envs.text_env import TextEnv, task_info
 from genenv_gym.task import Task
@@ -20,6 +22,11 @@ class BenchmarkEnv(TextEnv):
     ``tasks``: serve these tasks instead of the domain's official ones; no file is read. With an empty
     list the env plays only the tasks ``reset(options={"task": Task})`` hands it (the trainer's rollouts
     do), and a plain ``reset()`` raises.
+
+    On a fresh install (no ``data_dir`` given, ``$GENENV_DATA_DIR`` unset, nothing in the default data dir)
+    the env plays the small fixtures shipped with the package where there are some, as ``genenv eval``
+    does, and warns that they are not the benchmark; a chosen data dir without the data raises
+    ``MissingDataError``.
     """
 
     def __init__(
@@ -33,7 +40,7 @@ class BenchmarkEnv(TextEnv):
         super().__init__(render_mode)
         self.domain = domain
         if tasks is None:
-            self.tasks = domain.load_tasks(categories, data_dir)
+            self.tasks = self._load_official(categories, data_dir)
             if not self.tasks:
                 raise ValueError(f"no {domain.name} tasks in categories {categories}")
         elif categories is not None or data_dir is not None:
@@ -48,6 +55,23 @@ class BenchmarkEnv(TextEnv):
                         f"tasks must be {domain.name} Tasks, got a {task.domain} one ({task.id})"
                     )
         self._index = {task.id: i for i, task in enumerate(self.tasks)}
+
+    def _load_official(self, categories: Sequence[str] | None, data_dir: str | None) -> list[Task]:
+        """The domain's official tasks, or on a fresh install its shipped fixtures (with a warning)."""
+        try:
+            return self.domain.load_tasks(categories, data_dir)
+        except MissingDataError as error:
+            fixtures = fixtures_instead(error, data_dir)
+            if fixtures is None:
+                raise
+            benchmark = error.benchmark
+            warnings.warn(
+                f"no {benchmark} data installed: running on the small fixtures shipped with the package, not "
+                f"the benchmark (get the real data with 'genenv data fetch {benchmark}', or point data_dir "
+                f"or ${ENV_VAR} at it)",
+                stacklevel=4,
+            )
+            return self.domain.load_tasks(categories, str(fixtures))
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
