@@ -309,22 +309,23 @@ def _print_paper_table(agent: str, reports: list, missing: dict[str, str], not_b
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from genenv_gym.data_dir import MissingDataError
+    from genenv_gym.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.export import export
 
     if _unknown_envs([args.env], "export"):
         return 2
     try:
-        result = export(
-            args.env,
-            args.format,
-            args.out,
-            limit=args.limit,
-            num_tasks=args.num_tasks,
-            seed=args.seed,
-            split=args.split,
-            env_kwargs=_env_kwargs(args),
-        )
+        with without_fixture_fallback():  # training data is the benchmark's or nothing, never the fixtures
+            result = export(
+                args.env,
+                args.format,
+                args.out,
+                limit=args.limit,
+                num_tasks=args.num_tasks,
+                seed=args.seed,
+                split=args.split,
+                env_kwargs=_env_kwargs(args),
+            )
     except ValueError as error:
         print(f"genenv export: {error}", file=sys.stderr)
         return 2

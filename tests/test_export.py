@@ -144,3 +144,11 @@ def test_wrappers_export_and_eval_import_no_torch():
         "genenv_gym.evaluation, sys; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_cli_export_on_a_fresh_install_refuses_rather_than_export_fixtures(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GENENV_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", "--env", "GenEnv-BFCL-v0", "--format", "jsonl", "--out", str(out)]) == 1
+    assert "genenv data fetch bfcl" in capsys.readouterr().err and not out.exists()
