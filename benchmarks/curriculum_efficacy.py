@@ -1,29 +1,41 @@
-"""Curriculum efficacy in the CPU miniature: alpha-curriculum vs static vs random-simulator vs base-only.
+"""Curriculum efficacy in the CPU miniature: the alpha-curriculum against uniform, base and control methods.
 
 Every method starts from the same warm-started agent (one warm start per seed, so the comparison is paired),
-spends the same number of agent samples per epoch, and is evaluated on the same held-out Digits tasks.
-Per seed and method the script keeps the trainer's per-epoch metrics, among them the mechanism the
-alpha-curriculum targets: ``signal_share`` (the share of GRPO groups with a non-zero advantage),
-``train_success`` (the agent's success on the tasks it trained on) and ``train_level_counts`` (the levels
-of those tasks). It writes, into ``--out``:
+spends the same number of agent samples per epoch, and is evaluated on the same held-out tasks. Per seed and
+method the script keeps the trainer's per-epoch metrics, among them the mechanism the alpha-curriculum
+targets: ``signal_share`` (the share of GRPO groups with a non-zero advantage), ``train_success`` (the
+agent's success on the tasks it trained on) and ``train_level_counts`` (the levels of those tasks).
 
-- ``efficacy.json``: the config, every run's curves and mechanism metrics, the final held-out outcome of
-  every task, the paired differences vs the alpha-curriculum per seed with 95% bootstrap confidence
-  intervals (over seeds, and over seeds and held-out tasks), and the samples-to-reach ratios;
-- ``heldout_vs_samples.png``: held-out accuracy against agent samples, mean over seeds with a 95% band,
-  and the paired difference (alpha-curriculum minus each method) with its 95% band over seeds;
-- ``signal_share.png``: learning-signal share and success on the trained tasks per epoch;
-- ``levels.png``: the level distribution of the trained tasks over the epochs, per method.
+Each seed runs as its own job (``--jobs N``: N seeds at once, each in its own process) and writes
+``<out>/seeds/seed-<n>.json`` after every method it finishes; at the end, or with ``--merge`` at any later
+time (seeds measured over several sittings), the complete seeds are merged into ``<out>``:
 
+- ``efficacy.json``: the config, every run's curves and mechanism metrics, the held-out outcome of every task
+  at every evaluation, the paired differences vs the alpha-curriculum per seed with 95% bootstrap confidence
+  intervals (over seeds, and over seeds and held-out tasks), and the samples-to-reach ratios; for a design
+  with a frontier (``DESIGNS``: ``configs/efficacy_v3.yaml``) also ``frontier``: its pre-registered primary
+  metric, secondaries and guardrail (docs/training.md, "Curriculum efficacy, third design");
+- ``heldout_vs_samples.png``, ``signal_share.png``, ``levels.png``: held-out accuracy against agent samples
+  (with the paired difference), the mechanism per epoch, the level distribution of the trained tasks;
+- with a frontier: ``frontier_vs_samples.png`` and ``level_heatmap.png`` (mean greedy accuracy per whole
+  level at each evaluation, per method), and their data as ``frontier_curves.csv`` and ``level_heatmap.csv``.
+
+    python benchmarks/curriculum_efficacy.py --config configs/efficacy_v3.yaml --seeds 0 1 2 --jobs 3
+    python benchmarks/curriculum_efficacy.py --config configs/efficacy_v3.yaml --merge   # every seed file
     python benchmarks/curriculum_efficacy.py --config configs/efficacy.yaml --seeds 0 1 2 3 4
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import itertools
 import json
+import math
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +61,49 @@ KEPT = (
     "train_success",
     "train_level_counts",
     "train_level_success",
+    "sim_kept",
     "seconds",
 )
+#: The methods of the first two designs (``--methods`` default when the config has no ``DESIGNS`` entry).
+CLASSIC_METHODS = ("alpha-curriculum", "static", "random-simulator", "base-only")
+
+
+@dataclass(frozen=True)
+class Design:
+    """A pre-registered design with a frontier (docs/training.md): its methods and what its metrics read.
+
+    Levels are the domain's level indices. ``frontier_levels``: the whole levels the primary metric averages
+    (never in the warm start); ``guardrail_levels``: the warm-start levels that must stay at or above
+    ``guardrail``; ``reach_level`` / ``reach_target``: the secondary "samples to reach" target;
+    ``comparator``: the method the primary difference subtracts; ``control``: the positive control that must
+    beat the comparator for the test to count.
+    """
+
+    methods: tuple[str, ...]
+    comparator: str
+    control: str
+    frontier_levels: tuple[int, ...]
+    guardrail_levels: tuple[int, ...]
+    guardrail: float
+    reach_level: int
+    reach_target: float
+    out: str
+
+
+#: Designs by config name (the file stem of ``--config``).
+DESIGNS = {
+    "efficacy_v3": Design(
+        methods=("alpha-curriculum", "random-simulator", "base-only", "learnability"),
+        comparator="random-simulator",
+        control="learnability",
+        frontier_levels=(6, 8, 10),  # 4-, 5- and 6-digit operands
+        guardrail_levels=(0, 2, 4),  # 1-, 2- and 3-digit operands
+        guardrail=0.85,
+        reach_level=8,
+        reach_target=0.8,
+        out="benchmarks/results/curriculum_efficacy_v3",
+    )
+}
 
 
 #: Overrides of every run these benchmarks make: no plots, progress bars or TensorBoard, one torch thread,
@@ -73,9 +126,11 @@ def warm_started_weights(cfg: TrainConfig) -> tuple[dict[str, torch.Tensor], Tra
 
 
 class RecordingTrainer(Trainer):
-    """A Trainer that also keeps the per-task held-out outcomes of its latest evaluation."""
+    """A Trainer that also keeps the per-task held-out outcomes of every evaluation (``eval_outcomes``, as
+    strings of 0/1 in held-out order) and of the latest one (``last_outcomes``)."""
 
     last_outcomes: list[int]
+    eval_outcomes: list[str]
 
     def evaluate(self) -> dict[str, float]:
         """``Trainer.evaluate``'s figures; the per-task successes (held-out order) go to ``last_outcomes``."""
@@ -91,6 +146,7 @@ class RecordingTrainer(Trainer):
         for t in trajectories:
             outcomes[index[t.task.id]] = int(t.success)
         self.last_outcomes = outcomes
+        self.eval_outcomes = [*getattr(self, "eval_outcomes", []), "".join(map(str, outcomes))]
         result = {"heldout_acc": float(np.mean(outcomes))}
         for level in range(self.domain.num_levels):
             hits = [t.success for t in trajectories if t.task.level == level]
@@ -314,10 +370,280 @@ def plot_all(runs: dict[str, list[dict[str, Any]]], summary: dict[str, Any], out
     plt.close(fig)
 
 
+def student_t_two_sided_p(t: float, df: int) -> float:
+    """Two-sided p-value of Student's t with ``df`` degrees of freedom (the closed forms of Abramowitz and
+    Stegun 26.7.3-4)."""
+    if df < 1 or math.isnan(t):
+        return float("nan")
+    if math.isinf(t):
+        return 0.0
+    theta = math.atan(abs(t) / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    term, total = 1.0, 1.0
+    if df % 2:  # 1 + 2/3 c2 + (2 4)/(3 5) c2^2 + ... (df - 3) / 2 terms after the 1
+        for k in range(1, (df - 3) // 2 + 1):
+            term *= 2 * k / (2 * k + 1) * c2
+            total += term
+        inside = math.sin(theta) * math.cos(theta) * total if df > 1 else 0.0
+        area = 2 / math.pi * (theta + inside)
+    else:  # 1 + 1/2 c2 + (1 3)/(2 4) c2^2 + ... (df - 2) / 2 terms after the 1
+        for k in range(1, df // 2):
+            term *= (2 * k - 1) / (2 * k) * c2
+            total += term
+        area = math.sin(theta) * total
+    return float(min(1.0, max(0.0, 1.0 - area)))
+
+
+def paired_t(diff: np.ndarray) -> dict[str, float]:
+    """Paired t-test of ``diff`` (one value per seed) against 0: t, df, two-sided p."""
+    diff = np.asarray(diff, dtype=float)
+    n = len(diff)
+    if n < 2:
+        return {"t": float("nan"), "df": n - 1, "p": float("nan")}
+    sd = float(diff.std(ddof=1))
+    t = float(diff.mean()) / (sd / math.sqrt(n)) if sd > 0 else math.copysign(math.inf, float(diff.mean()))
+    if sd == 0 and diff.mean() == 0:
+        t = 0.0
+    return {"t": t, "df": n - 1, "p": student_t_two_sided_p(t, n - 1) if t != 0 else 1.0}
+
+
+def signed_rank_p(diff: np.ndarray) -> dict[str, float]:
+    """Exact two-sided Wilcoxon signed-rank test of ``diff`` (zeros dropped, tied ranks averaged): the
+    statistic W+ and p by enumerating every sign pattern (for up to 16 non-zero differences)."""
+    d = np.asarray([x for x in diff if x != 0], dtype=float)
+    n = len(d)
+    if n == 0:
+        return {"w_plus": 0.0, "n": 0, "p": 1.0}
+    if n > 16:
+        raise ValueError("the exact signed-rank test enumerates 2^n patterns: at most 16 differences")
+    magnitude = np.abs(d)
+    ranks = np.empty(n)
+    order = np.argsort(magnitude, kind="stable")
+    i = 0
+    while i < n:  # average ranks over ties
+        j = i
+        while j + 1 < n and magnitude[order[j + 1]] == magnitude[order[i]]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    w_plus = float(ranks[d > 0].sum())
+    expected = ranks.sum() / 2
+    signs = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    null = signs @ ranks
+    p = float(np.mean(np.abs(null - expected) >= abs(w_plus - expected) - 1e-9))
+    return {"w_plus": w_plus, "n": n, "p": p}
+
+
+def eval_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a run that hold an evaluation (epoch 0, the warm-started agent, first)."""
+    return [row for row in record["rows"] if "heldout_acc" in row]
+
+
+def level_curve(record: dict[str, Any], level: int) -> list[tuple[int, float]]:
+    """``(agent samples, greedy held-out accuracy at level)`` at every evaluation of a run."""
+    return [(row["agent_samples"], row[f"heldout_level_{level}"]) for row in eval_rows(record)]
+
+
+def frontier_curve(record: dict[str, Any], design: Design) -> list[tuple[int, float]]:
+    """``(agent samples, mean accuracy over the frontier levels)`` at every evaluation of a run."""
+    return [
+        (row["agent_samples"], float(np.mean([row[f"heldout_level_{lv}"] for lv in design.frontier_levels])))
+        for row in eval_rows(record)
+    ]
+
+
+def frontier_auc(record: dict[str, Any], design: Design) -> float:
+    """The primary metric of one run: the frontier accuracy averaged over the evaluations after training
+    started (epoch 0 is the shared warm start)."""
+    return float(np.mean([y for x, y in frontier_curve(record, design) if x > 0]))
+
+
+def frontier_outcomes(record: dict[str, Any], chosen: np.ndarray) -> np.ndarray:
+    """Per frontier task: its held-out outcome averaged over the evaluations after training started."""
+    rows = eval_rows(record)
+    kept = [i for i, row in enumerate(rows) if row["agent_samples"] > 0]
+    outcomes = np.array([[int(c) for c in record["eval_outcomes"][i]] for i in kept], dtype=float)
+    return outcomes[:, chosen].mean(axis=0)
+
+
+def frontier_summary(
+    runs: dict[str, list[dict[str, Any]]], heldout_levels: list[int], design: Design, resamples: int
+) -> dict[str, Any]:
+    """The pre-registered figures of a frontier design (docs/training.md, third design).
+
+    Primary: frontier AUC per method and seed; the paired difference alpha-curriculum minus the comparator
+    with a paired t-test and 95% bootstrap CIs over seeds and over seeds and frontier tasks. The positive
+    control (control minus comparator) decides whether the test counts. Secondary: samples to reach
+    ``reach_target`` at ``reach_level`` (censored at budget + 1, exact signed-rank test vs the reference),
+    final accuracy per whole level, mean signal share, the share of epochs whose simulator RWR update kept a
+    batch; guardrail: final accuracy on ``guardrail_levels`` >= ``guardrail``.
+    """
+    rng = np.random.default_rng(0)
+    chosen = np.array([lv in design.frontier_levels for lv in heldout_levels])
+    whole = sorted(set(heldout_levels))
+    out: dict[str, Any] = {"design": design.__dict__ | {"methods": list(design.methods)}, "methods": {}}
+    auc = {m: np.array([frontier_auc(r, design) for r in records]) for m, records in runs.items()}
+    tasks = {m: np.array([frontier_outcomes(r, chosen) for r in records]) for m, records in runs.items()}
+    for method, records in runs.items():
+        budget = max(row["agent_samples"] for row in records[0]["rows"])
+        reach = []
+        for r in records:
+            n = samples_to_reach(level_curve(r, design.reach_level), design.reach_target)
+            reach.append(float(budget + 1) if n is None else float(n))
+        final = {lv: [eval_rows(r)[-1][f"heldout_level_{lv}"] for r in records] for lv in whole}
+        guard = [min(final[lv][i] for lv in design.guardrail_levels) for i in range(len(records))]
+        kept = [[row.get("sim_kept", 0.0) > 0 for row in r["rows"][1:]] for r in records]
+        out["methods"][method] = {
+            "frontier_auc_per_seed": auc[method].tolist(),
+            "frontier_auc_mean": float(auc[method].mean()),
+            "frontier_auc_sd": float(auc[method].std(ddof=1)) if len(records) > 1 else 0.0,
+            "frontier_curve_samples": [x for x, _ in frontier_curve(records[0], design)],
+            "frontier_curve_mean": np.mean(
+                [[y for _, y in frontier_curve(r, design)] for r in records], axis=0
+            ).tolist(),
+            "samples_to_reach_per_seed": reach,
+            "final_level_mean": {str(lv): float(np.mean(v)) for lv, v in final.items()},
+            "signal_share_mean": float(
+                np.mean([row["signal_share"] for r in records for row in r["rows"][1:]])
+            ),
+            "rwr_update_share": float(np.mean([np.mean(k) for k in kept])) if kept and kept[0] else 0.0,
+            "guardrail_min_per_seed": guard,
+            "guardrail_held": bool(all(g >= design.guardrail for g in guard)),
+        }
+    for name, (a, b) in {
+        "primary": (REFERENCE, design.comparator),
+        "control": (design.control, design.comparator),
+        **{f"{REFERENCE}_vs_{m}": (REFERENCE, m) for m in runs if m not in (REFERENCE, design.comparator)},
+    }.items():
+        if a not in runs or b not in runs:
+            continue
+        diff = auc[a] - auc[b]
+        test = paired_t(diff)
+        entry: dict[str, Any] = {
+            "minuend": a,
+            "subtrahend": b,
+            "per_seed": diff.tolist(),
+            "mean": float(diff.mean()),
+            "sd": float(diff.std(ddof=1)) if len(diff) > 1 else 0.0,
+            "paired_t": test,
+            "ci95_seeds": list(bootstrap_mean_ci(diff, rng, resamples)),
+            "ci95_seeds_and_tasks": list(
+                two_level_bootstrap_ci(tasks[a], tasks[b], rng, min(resamples, 2_000))
+            ),
+            "seeds_ahead": int((diff > 0).sum()),
+            "significant": bool(test["p"] < 0.05),
+        }
+        reach_a = np.array(out["methods"][a]["samples_to_reach_per_seed"])
+        reach_b = np.array(out["methods"][b]["samples_to_reach_per_seed"])
+        entry["samples_to_reach_diff"] = (reach_a - reach_b).tolist()
+        entry["samples_to_reach_signed_rank"] = signed_rank_p(reach_a - reach_b)
+        out[name] = entry
+    control = out.get("control")
+    out["control_beats_comparator"] = bool(control and control["mean"] > 0 and control["significant"])
+    out["verdict"] = (
+        "void: the positive control did not beat the comparator"
+        if not out["control_beats_comparator"]
+        else "significant"
+        if out["primary"]["significant"]
+        else "not significant"
+    )
+    return out
+
+
+def write_frontier_data(runs: dict[str, list[dict[str, Any]]], design: Design, out: Path) -> None:
+    """The plots' data: ``frontier_curves.csv`` (method, seed, samples, frontier accuracy) and
+    ``level_heatmap.csv`` (method, level, samples, mean accuracy over seeds)."""
+    with (out / "frontier_curves.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["method", "seed", "agent_samples", "frontier_acc"])
+        for method, records in runs.items():
+            for r in records:
+                for x, y in frontier_curve(r, design):
+                    writer.writerow([method, r["seed"], x, f"{y:.4f}"])
+    with (out / "level_heatmap.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["method", "level", "agent_samples", "mean_acc"])
+        for method, records in runs.items():
+            levels = sorted(
+                int(k.rsplit("_", 1)[1]) for k in eval_rows(records[0])[0] if k.startswith("heldout_level_")
+            )
+            for lv in levels:
+                curves = np.array([[y for _, y in level_curve(r, lv)] for r in records])
+                for x, y in zip([x for x, _ in level_curve(records[0], lv)], curves.mean(0), strict=True):
+                    writer.writerow([method, lv, x, f"{y:.4f}"])
+
+
+def plot_frontier(runs: dict[str, list[dict[str, Any]]], design: Design, out: Path, title: str) -> None:
+    """``frontier_vs_samples.png`` (mean over seeds, 95% bootstrap band) and ``level_heatmap.png``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(2)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for method, records in runs.items():
+        xs = [x for x, _ in frontier_curve(records[0], design)]
+        ys = np.array([[y for _, y in frontier_curve(r, design)] for r in records])
+        lo, hi = band(ys, rng)
+        ax.plot(xs, ys.mean(0), marker="o", markersize=3, label=method)
+        ax.fill_between(xs, lo, hi, alpha=0.15)
+    ax.set_xlabel("agent samples")
+    ax.set_ylabel(f"greedy accuracy, levels {list(design.frontier_levels)}")
+    ax.set_title(f"{title}: frontier accuracy, mean and 95% bootstrap band", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "frontier_vs_samples.png", dpi=90)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), sharey=True)
+    image = None
+    for ax, (method, records) in zip(np.atleast_1d(axes), runs.items(), strict=True):
+        levels = sorted(
+            int(k.rsplit("_", 1)[1]) for k in eval_rows(records[0])[0] if k.startswith("heldout_level_")
+        )
+        xs = [x for x, _ in level_curve(records[0], levels[0])]
+        grid = np.array(
+            [np.mean([[y for _, y in level_curve(r, lv)] for r in records], axis=0) for lv in levels]
+        )
+        image = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1)
+        ax.set_title(method, fontsize=9)
+        ax.set_xticks(range(len(xs)), [str(x) for x in xs], rotation=60, fontsize=7)
+        ax.set_yticks(range(len(levels)), [str(lv) for lv in levels])
+        ax.set_xlabel("agent samples")
+    np.atleast_1d(axes)[0].set_ylabel("level")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="greedy held-out accuracy (mean over seeds)")
+    fig.savefig(out / "level_heatmap.png", dpi=80, bbox_inches="tight")
+    plt.close(fig)
+
+
+def print_frontier_report(frontier: dict[str, Any]) -> None:
+    """The pre-registered table of a frontier design, as text."""
+    print(f"\n{'method':<18} {'frontier AUC':>14} {'to reach (per seed)':>22} {'guardrail':>10}")
+    for method, s in frontier["methods"].items():
+        reach = ",".join(f"{x:.0f}" for x in s["samples_to_reach_per_seed"])
+        print(
+            f"{method:<18} {s['frontier_auc_mean']:>7.3f} +- {s['frontier_auc_sd']:.3f} {reach:>22}"
+            f" {'held' if s['guardrail_held'] else 'broken':>10}"
+        )
+    for name in ("primary", "control"):
+        if name in frontier:
+            d = frontier[name]
+            ci, ci2 = d["ci95_seeds"], d["ci95_seeds_and_tasks"]
+            print(
+                f"{name}: {d['minuend']} - {d['subtrahend']} = {d['mean']:+.3f} (sd {d['sd']:.3f}), paired t "
+                f"{d['paired_t']['t']:.2f} p={d['paired_t']['p']:.3f}, CI seeds [{ci[0]:+.3f}, {ci[1]:+.3f}],"
+                f" seeds+tasks [{ci2[0]:+.3f}, {ci2[1]:+.3f}], {d['seeds_ahead']} seeds ahead"
+            )
+    print(f"verdict: {frontier['verdict']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/efficacy.yaml")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--jobs", type=int, default=1, help="seeds run at once, each in its own process")
     parser.add_argument("--epochs", type=int, default=None, help="default: the config's run.epochs")
     parser.add_argument(
         "--heldout-per-length",
@@ -325,102 +651,147 @@ def main() -> None:
         default=None,
         help="held-out tasks per length (default: the domain's)",
     )
-    parser.add_argument("--methods", nargs="+", default=list(BASELINES), choices=BASELINES)
+    parser.add_argument(
+        "--methods", nargs="+", default=None, help="default: the design's (DESIGNS), else the first designs'"
+    )
     parser.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples")
-    parser.add_argument("--out", default="benchmarks/results/curriculum_efficacy")
+    parser.add_argument("--out", default=None, help="default: the design's folder, else curriculum_efficacy")
     parser.add_argument(
         "--runs-dir", default="/tmp/genenv_efficacy_runs", help="the runs' own folders (metrics, checkpoints)"
     )
     parser.add_argument(
         "--merge",
-        nargs="+",
+        nargs="*",
         default=None,
         metavar="JSON",
-        help="no training: summarise and plot the complete seeds of earlier efficacy.json files (the seeds "
-        "of one measurement run as several processes)",
+        help="no training: summarise and plot the complete seeds of these efficacy.json or seed files "
+        "(none named: every <out>/seeds/seed-*.json)",
     )
     parser.add_argument("overrides", nargs="*", help="section.key=value config overrides")
     args = parser.parse_args()
-    if args.merge:
-        merge(args.merge, Path(args.out), args.bootstrap)
+    design = DESIGNS.get(Path(args.config).stem)
+    out = Path(args.out or (design.out if design else "benchmarks/results/curriculum_efficacy"))
+    if args.merge is not None:
+        paths = args.merge or [str(p) for p in sorted((out / "seeds").glob("seed-*.json"))]
+        if not paths:
+            parser.error(f"nothing to merge: no {out}/seeds/seed-*.json")
+        merge(paths, out, args.bootstrap, design)
         return
-    if REFERENCE not in args.methods:
-        parser.error(f"--methods must include {REFERENCE}")
-    torch.set_num_threads(1)  # shared CPU: one thread, whatever the config says
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in args.methods}
-    start = time.perf_counter()
-    runs_dir = Path(args.runs_dir)
+    methods = args.methods or list(design.methods if design else CLASSIC_METHODS)
+    if REFERENCE not in methods or not set(methods) <= set(BASELINES):
+        parser.error(f"--methods must include {REFERENCE} and name only {BASELINES} (overrides go first)")
     common = list(QUIET_RUN)
     if args.epochs is not None:
         common.append(f"run.epochs={args.epochs}")
-    config = load_config(args.config, [*common, *args.overrides])
-    record: dict[str, Any] = {"command": vars(args), "config": config.to_dict()}
-    for seed in args.seeds:
-        base = [*common, f"run.seed={seed}", *args.overrides]
+    load_config(args.config, [*common, *args.overrides])  # a bad config or override fails before any job
+    job = SeedJob(
+        args.config, [*common, *args.overrides], methods, args.runs_dir, args.heldout_per_length, out
+    )
+    start = time.perf_counter()
+    if args.jobs <= 1:
+        paths = [run_seed(job, seed) for seed in args.seeds]
+    else:  # one process per seed ("spawn": a fresh interpreter, torch not shared with the parent)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(args.jobs, mp_context=context, max_tasks_per_child=1) as pool:
+            paths = list(pool.map(run_seed, [job] * len(args.seeds), args.seeds))
+    print(f"{len(paths)} seeds in {time.perf_counter() - start:.0f}s", flush=True)
+    merge([str(p) for p in paths], out, args.bootstrap, design)
+
+
+@dataclass(frozen=True)
+class SeedJob:
+    """What every seed of one invocation shares: the config and its overrides, the methods, the folders."""
+
+    config: str
+    overrides: list[str]
+    methods: list[str]
+    runs_dir: str
+    heldout_per_length: int | None
+    out: Path
+
+
+def run_seed(job: SeedJob, seed: int) -> Path:
+    """The warm start of ``seed`` and every method from it; writes ``<out>/seeds/seed-<seed>.json`` after
+    each method (the shape of ``efficacy.json`` without the summary) and returns its path."""
+    torch.set_num_threads(1)  # shared CPU: one thread, whatever the config says
+    path = job.out / "seeds" / f"seed-{seed}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    base = [*job.overrides, f"run.seed={seed}"]
+    runs_dir = Path(job.runs_dir)
+    clock = time.perf_counter()
+    warm_cfg = load_config(job.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"])
+    state, warm = warm_started_weights(warm_cfg)
+    record: dict[str, Any] = {
+        "command": {"config": job.config, "overrides": job.overrides, "seed": seed, "methods": job.methods},
+        "config": load_config(job.config, job.overrides).to_dict(),
+        "warm_starts": {
+            str(seed): {
+                "loss": warm.warmstart_loss,
+                "steps": warm.warmstart_step,
+                "seconds": time.perf_counter() - clock,
+            }
+        },
+        "runs": {},
+    }
+    print(
+        f"seed {seed}: warm start loss {warm.warmstart_loss:.4f} after {warm.warmstart_step} steps"
+        f" in {time.perf_counter() - clock:.0f}s",
+        flush=True,
+    )
+    del warm
+    for method in job.methods:
+        cfg = load_config(
+            job.config,
+            [
+                *base,
+                f"run.baseline={method}",
+                "warmstart.steps=0",
+                f"run.out_dir={runs_dir}/{method}-s{seed}",
+            ],
+        )
+        trainer = RecordingTrainer(cfg)
+        if job.heldout_per_length is not None:
+            trainer.domain.heldout_per_length = job.heldout_per_length
+        trainer.model.load_state_dict(state)
         clock = time.perf_counter()
-        warm_cfg = load_config(args.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"])
-        state, warm = warm_started_weights(warm_cfg)
-        record.setdefault("warm_starts", {})[str(seed)] = {
-            "loss": warm.warmstart_loss,
-            "steps": warm.warmstart_step,
-            "seconds": time.perf_counter() - clock,
-        }
+        rows = trainer.run()
+        if "heldout_acc" not in rows[-1]:  # the last epoch was not an evaluation epoch
+            rows[-1].update(trainer.evaluate())
+        seconds = time.perf_counter() - clock
+        record["heldout_levels"] = [t.level for t in trainer.heldout]
+        record["runs"][method] = [
+            {
+                "seed": seed,
+                "rows": [
+                    {k: v for k, v in r.items() if k in KEPT or k.startswith("heldout_level_")} for r in rows
+                ],
+                "heldout_levels": {k: v for k, v in rows[-1].items() if k.startswith("heldout_level_")},
+                "final_outcomes": trainer.last_outcomes,
+                "eval_outcomes": trainer.eval_outcomes,
+                "seconds": seconds,
+            }
+        ]
+        last = rows[-1]
+        signal = np.mean([r["signal_share"] for r in rows[1:]]) if len(rows) > 1 else float("nan")
         print(
-            f"seed {seed}: warm start loss {warm.warmstart_loss:.4f} after {warm.warmstart_step} steps"
-            f" in {time.perf_counter() - clock:.0f}s",
+            f"seed {seed} {method:<17} held-out {rows[0]['heldout_acc']:.3f} -> {last['heldout_acc']:.3f}"
+            f"  mean signal share {signal:.3f}  ({seconds:.0f}s)",
             flush=True,
         )
-        del warm
-        for method in args.methods:
-            cfg = load_config(
-                args.config,
-                [
-                    *base,
-                    f"run.baseline={method}",
-                    "warmstart.steps=0",
-                    f"run.out_dir={runs_dir}/{method}-s{seed}",
-                ],
-            )
-            trainer = RecordingTrainer(cfg)
-            if args.heldout_per_length is not None:
-                trainer.domain.heldout_per_length = args.heldout_per_length
-            trainer.model.load_state_dict(state)
-            clock = time.perf_counter()
-            rows = trainer.run()
-            if "heldout_acc" not in rows[-1]:  # the last epoch was not an evaluation epoch
-                rows[-1].update(trainer.evaluate())
-            runs[method].append(
-                {
-                    "seed": seed,
-                    "rows": [{k: r[k] for k in KEPT if k in r} for r in rows],
-                    "heldout_levels": {k: v for k, v in rows[-1].items() if k.startswith("heldout_level_")},
-                    "final_outcomes": trainer.last_outcomes,
-                }
-            )
-            last = rows[-1]
-            signal = np.mean([r["signal_share"] for r in rows[1:]]) if len(rows) > 1 else float("nan")
-            print(
-                f"seed {seed} {method:<17} held-out {rows[0]['heldout_acc']:.3f} -> {last['heldout_acc']:.3f}"
-                f"  mean signal share {signal:.3f}  ({time.perf_counter() - clock:.0f}s,"
-                f" total {time.perf_counter() - start:.0f}s)",
-                flush=True,
-            )
-            record["runs"] = runs
-            (out / "efficacy.json").write_text(json.dumps(record, separators=(",", ":")))
-    summary = summarise(runs, args.bootstrap)
-    record.update(summary=summary, heldout_tasks=len(runs[REFERENCE][0]["final_outcomes"]))
-    record["seconds"] = time.perf_counter() - start
-    (out / "efficacy.json").write_text(json.dumps(record, separators=(",", ":")))
-    title = f"Digits ({config.run.domain}), {len(args.seeds)} seeds"
-    plot_all(runs, summary, out, title)
-    print_report(summary)
-    print(f"wrote {out}/efficacy.json and 3 PNGs in {record['seconds']:.0f}s")
+        record["seconds"] = sum(r[0]["seconds"] for r in record["runs"].values())
+        write_json(path, record)
+    return path
 
 
-def merge(paths: list[str], out: Path, resamples: int) -> None:
-    """Summarise, plot and write the seeds of several ``efficacy.json`` files as one measurement.
+def write_json(path: Path, record: dict[str, Any]) -> None:
+    """``record`` as compact JSON at ``path``, replaced whole (a reader never sees half a file)."""
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(record, separators=(",", ":")))
+    partial.replace(path)
+
+
+def merge(paths: list[str], out: Path, resamples: int, design: Design | None = None) -> None:
+    """Summarise, plot and write the seeds of several ``efficacy.json`` or seed files as one measurement.
 
     A seed counts once (from the first file that has it for every method); seeds with a method missing (a
     process stopped midway) are left out. The files must come from the same config.
@@ -430,7 +801,8 @@ def merge(paths: list[str], out: Path, resamples: int) -> None:
     for path, record in zip(paths, records, strict=True):
         if record["config"] | {"run": None} != config | {"run": None}:
             raise SystemExit(f"{path} was run with another config than {paths[0]}")
-    methods = list(records[0]["runs"])
+    methods = list(design.methods if design else records[0]["runs"])
+    methods = [m for m in methods if any(m in r["runs"] for r in records)]
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     seeds: list[int] = []
     for record in records:
@@ -440,6 +812,8 @@ def merge(paths: list[str], out: Path, resamples: int) -> None:
                 seeds.append(seed)
                 for m in methods:
                     runs[m].append(by_seed[m][seed])
+    if not seeds:
+        raise SystemExit(f"no seed of {paths} has every method ({methods})")
     order = np.argsort(seeds)
     runs = {m: [records_[i] for i in order] for m, records_ in runs.items()}
     out.mkdir(parents=True, exist_ok=True)
@@ -450,16 +824,25 @@ def merge(paths: list[str], out: Path, resamples: int) -> None:
             {"path": str(p), "command": r["command"]} for p, r in zip(paths, records, strict=True)
         ],
         "config": config,
+        "seeds": sorted(seeds),
         "warm_starts": {k: v for r in records for k, v in r.get("warm_starts", {}).items()},
         "runs": runs,
         "summary": summary,
         "heldout_tasks": len(runs[REFERENCE][0]["final_outcomes"]),
         "seconds": sum(r.get("seconds", 0.0) for r in records),
     }
-    (out / "efficacy.json").write_text(json.dumps(merged, separators=(",", ":")))
-    plot_all(runs, summary, out, f"Digits ({config['run']['domain']}), {len(seeds)} seeds")
+    title = f"{config['run']['domain']}, {len(seeds)} seeds"
+    if design is not None:
+        merged["frontier"] = frontier_summary(runs, records[0]["heldout_levels"], design, resamples)
+        write_frontier_data(runs, design, out)
+    write_json(out / "efficacy.json", merged)
+    plot_all(runs, summary, out, title)
+    if design is not None:
+        plot_frontier(runs, design, out, title)
     print_report(summary)
-    print(f"seeds {sorted(seeds)}; wrote {out}/efficacy.json and 3 PNGs")
+    if design is not None:
+        print_frontier_report(merged["frontier"])
+    print(f"seeds {sorted(seeds)}; wrote {out}/efficacy.json and the figures")
 
 
 def print_report(summary: dict[str, Any]) -> None:

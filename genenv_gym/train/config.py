@@ -12,7 +12,7 @@ from typing import Any
 
 from genenv_gym.suggest import did_you_mean
 
-BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only")
+BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only", "learnability")
 
 
 @dataclass
@@ -175,6 +175,9 @@ class RunConfig:
     baseline: str = "alpha-curriculum"
     domain: str = "digits"
     eval_every: int = 1
+    #: epochs evaluated besides every ``eval_every``-th (e.g. ``[2, 4, 8, 16]``: a log-spaced schedule;
+    #: override as ``run.eval_epochs=2,4,8,16``).
+    eval_epochs: list[int] = field(default_factory=list)
     eval_tasks: int = 0
     #: greedy attempts per level on procedural tasks after the warm start, recorded in the skill tracker
     #: (the simulators' view of the agent before epoch 1; 0: the tracker starts empty).
@@ -212,6 +215,8 @@ class TrainConfig:
             raise ValueError("agent.rollout_batch_size must be >= 1 and agent.logprob_chunk_tokens >= 0")
         if self.agent.mini_batch_size % self.agent.micro_batch_size:
             raise ValueError("agent.mini_batch_size must be a multiple of agent.micro_batch_size")
+        if any(e < 1 for e in self.run.eval_epochs):
+            raise ValueError(f"run.eval_epochs must be epochs >= 1, got {self.run.eval_epochs}")
         if self.run.skill_probe_tasks < 0:
             raise ValueError("run.skill_probe_tasks must be >= 0")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
@@ -227,6 +232,11 @@ class TrainConfig:
 
 def _coerce(key: str, value: str, current: Any) -> Any:
     """``value`` (override text) as the type of the key's default; a ValueError names the key and type."""
+    if isinstance(current, list):  # comma-separated integers (the only list keys hold epochs)
+        try:
+            return [int(v) for v in value.split(",") if v.strip()]
+        except ValueError:
+            raise ValueError(f"{key} expects comma-separated integers, got {value!r}") from None
     if isinstance(current, bool):
         if value.lower() in ("1", "true", "yes", "on"):
             return True
@@ -254,6 +264,9 @@ def _check_type(key: str, value: Any, current: Any) -> Any:
         value = float(value) if ok else value
     elif isinstance(current, str):
         expected, ok = "a string", isinstance(value, str) or value is None
+    elif isinstance(current, list):
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        expected = "a list of integers"
     else:
         return value
     if not ok:

@@ -9,7 +9,9 @@ epoch's on-policy batch) and D_env (the in-band generations with their weights).
 
 Baselines spend the same agent-sample budget per epoch and differ only in where tasks come from:
 ``alpha-curriculum`` (the trained simulator), ``random-simulator`` (the same simulator, never updated),
-``static`` (a fixed augmented set built once by the untrained simulator) and ``base-only`` (the base data).
+``static`` (a fixed augmented set built once by the untrained simulator), ``base-only`` (the base data) and
+``learnability`` (``LearnabilitySampler``: levels in proportion to ``R_env`` of the running per-level success,
+no band filter, nothing learned; the efficacy benchmark's positive control).
 
 With ``simulator.kind: llm`` an environment LLM (``simulator_llm.EnvironmentLLM``) writes the generated tasks
 and is updated by RWR-SFT on the same per-level batch p instead; the procedural simulator then stays idle.
@@ -38,6 +40,7 @@ from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
+from genenv_gym.learnability import LearnabilitySampler
 from genenv_gym.progress import progress
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
@@ -181,6 +184,9 @@ class Trainer:
         baseline = self.cfg.run.baseline
         if baseline in ("alpha-curriculum", "random-simulator"):
             return self.env_policy.propose(n, self.skill.estimate(), self.rng)
+        if baseline == "learnability":
+            sampler = LearnabilitySampler(self.domain, self.curriculum)
+            return sampler.propose(n, self.skill.estimate(), self.rng)
         pool = self.static_tasks if baseline == "static" else self.base_tasks
         return [pool[i] for i in self.rng.choice(len(pool), size=n, replace=len(pool) < n)]
 
@@ -410,7 +416,7 @@ class Trainer:
             if cfg.run.baseline in ("alpha-curriculum", "random-simulator"):
                 row["validity"] = self.env_llm.last_proposal["acceptance_rate"]
                 row.update({f"sim_{k}": v for k, v in self.env_llm.last_proposal.items()})
-        if cfg.run.eval_every and self.epoch % cfg.run.eval_every == 0:
+        if (cfg.run.eval_every and self.epoch % cfg.run.eval_every == 0) or self.epoch in cfg.run.eval_epochs:
             row.update(self.evaluate())
         row["seconds"] = time.perf_counter() - start
         return row

@@ -1,0 +1,32 @@
+"""Padded addition, the third curriculum-efficacy design's family: its env ids and domain."""
+
+from __future__ import annotations
+
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.manifest import DomainSpec, Manifest
+
+MANIFEST = Manifest(
+    package="addition",
+    order=7,
+    entries=(
+        EnvEntry(
+            "GenEnv-PaddedAddition-v0",
+            "genenv_gym.envs.addition.env:PaddedAdditionEnv",
+            "a + b on 6-digit zero-padded least-significant-first operands, 11 levels of operand width "
+            "(1-6 digits, half steps), a fixed 1,200-task held-out set: the third efficacy design's family",
+        ),
+        EnvEntry(
+            "GenEnv-Sim-PaddedAddition-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "padded-addition tasks generated at the agent's skill by the alpha-curriculum simulator",
+            {"domain": "padded-addition"},
+        ),
+    ),
+    domains=(
+        DomainSpec(
+            "padded-addition",
+            "genenv_gym.envs.addition.domain:PaddedAdditionDomain",
+            task_writer="genenv_gym.envs.addition.task_writer:PaddedAdditionTaskWriter",
+        ),
+    ),
+)
