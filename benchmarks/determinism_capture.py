@@ -95,11 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--max-steps", type=int, default=12)
     parser.add_argument("--ids", nargs="*", help="only these ids (default: every registered one)")
+    parser.add_argument(
+        "--alfworld-data",
+        help="a data root holding alfworld/json_2.1.1 (e.g. the real games); default: the tiny room",
+    )
     args = parser.parse_args(argv)
     genenv_gym.register_envs()
     from genenv_gym.envs.alfworld.tiny import write_tiny_games
 
-    alfworld_root = str(write_tiny_games(tempfile.mkdtemp()))
+    alfworld_root = args.alfworld_data or str(write_tiny_games(tempfile.mkdtemp()))
     hashes = {}
     for env_id in args.ids or [e.id for e in ENV_ENTRIES]:
         start = time.perf_counter()

@@ -16,9 +16,15 @@ from genenv_gym.envs.alfworld.engine import AlfredEngine
 from genenv_gym.envs.alfworld.episode import ALFWorldEpisode
 from genenv_gym.envs.alfworld.goals import GoalSpec, with_goal_text
 from genenv_gym.envs.alfworld.levels import NUM_LEVELS, difficulty_features
-from genenv_gym.envs.alfworld.planner import default_cache_dir
+from genenv_gym.envs.alfworld.planner import (
+    TranslationCache,
+    default_cache_dir,
+    translation_dir,
+    translation_key,
+)
 from genenv_gym.envs.alfworld.prompt import SYSTEM_PROMPT, goal_line, task_messages
 from genenv_gym.envs.alfworld.scene import replace_goal
+from genenv_gym.envs.alfworld.sharing import note_domain
 from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, resolve_task_types
 from genenv_gym.task import Task
 
@@ -44,11 +50,15 @@ class ALFWorldDomain(Domain):
             else ``split`` with a warning (training on goals in the evaluation scenes leaks those rooms).
         max_steps: the step budget of an episode.
         planner_timeout_s: the longest the planner may search for one generated goal.
-        plan_cache: a folder where planner outcomes, and the translations of the goals they solve, are kept
-            across processes and runs (``"default"``: ``~/.cache/genenv_gym/alfworld_plans``; None: memory
-            only). Vector-env copies and later runs then plan and translate each goal once.
+        plan_cache: a folder where planner outcomes, and the translations of the goals they solve and of the
+            games played, are kept across processes and runs (``"default"``:
+            ``~/.cache/genenv_gym/alfworld_plans``; None: memory only). Vector-env copies and later runs then
+            plan and translate each goal and game once, and each process keeps only the last few in memory.
         cached_engine: reuse parsed games and translations across resets (default; same transcripts, several
             times faster). ``False`` plays on textworld's ``PddlEnv`` unchanged.
+
+    A process that made a domain imports the engine and plays one game right before it first forks, so that
+    the copies an async vector env forks from it share that work; see ``sharing``.
     """
 
     name = "alfworld"
@@ -73,9 +83,14 @@ class ALFWorldDomain(Domain):
         self.planner_timeout_s = planner_timeout_s
         self.plan_cache = str(default_cache_dir()) if plan_cache == "default" else plan_cache
         self.cached_engine = cached_engine
+        self.translations = (
+            TranslationCache(translation_dir(self.plan_cache)) if cached_engine and self.plan_cache else None
+        )
         self._player: AlfredEngine | None = None
         self._checker: AlfredEngine | None = None
         self._generator: generator.GoalGenerator | None = None
+        if cached_engine:
+            note_domain(data_dir, split, self.plan_cache)
 
     # -- benchmark games -------------------------------------------------------------------------------
 
@@ -130,20 +145,34 @@ class ALFWorldDomain(Domain):
             data["grammar"] = with_goal_text(data["grammar"], str(task.evaluation["goal"]))
         return data
 
+    def prepare(self, categories: Sequence[str] | None = None) -> int:
+        """Store the translation of every game of this domain's split (of these task types) that the on-disk
+        store lacks, so that no process has to make it on a first visit; how many were made. Nothing to do
+        without a store (``plan_cache=None``) or with the raw engine."""
+        if self.translations is None:
+            return 0
+        made = 0
+        for game in self.games(resolve_task_types(categories)):
+            data = read_game(game.path)
+            if self.translations.get(translation_key(data["pddl_domain"], data["pddl_problem"])[0]) is None:
+                self.checker.load(data)
+                made += 1
+        return made
+
     # -- playing and grading ---------------------------------------------------------------------------
 
     @property
     def player(self) -> AlfredEngine:
         """The engine episodes are played on (one per domain, reused across episodes)."""
         if self._player is None:
-            self._player = AlfredEngine(cached=self.cached_engine)
+            self._player = AlfredEngine(cached=self.cached_engine, translations=self.translations)
         return self._player
 
     @property
     def checker(self) -> AlfredEngine:
         """A second engine for ``verify`` and ``validate``, so checks never disturb an episode in progress."""
         if self._checker is None:
-            self._checker = AlfredEngine(cached=self.cached_engine)
+            self._checker = AlfredEngine(cached=self.cached_engine, translations=self.translations)
         return self._checker
 
     def start_episode(self, task: Task) -> Episode:

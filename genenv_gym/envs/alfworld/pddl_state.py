@@ -13,7 +13,7 @@ imports this module when it is built.
 from __future__ import annotations
 
 import contextlib
-from collections import Counter, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,7 +25,10 @@ from textworld.logic import Proposition, Signature, Variable
 #: (domain, problem) -> translated task and SAS text; (domain, problem, True) -> the planner's SAS text.
 Translate = Callable[..., Any]
 
-_INITIAL_FACTS: dict[int, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+#: id(translated task) -> (that task, its initial facts); the task is held so that its id stays its own.
+_INITIAL_FACTS: OrderedDict[int, tuple[Any, tuple[tuple[Any, ...], tuple[Any, ...]]]] = OrderedDict()
+#: Translations whose initial facts are kept (each holds its translation alive: keep as few as the engine).
+INITIAL_FACTS_KEPT = 2
 
 
 class FastPddlState(pddl_logic.PddlState):
@@ -66,10 +69,11 @@ class FastPddlState(pddl_logic.PddlState):
 
     def _initial_facts(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """The facts textworld adds at construction: the problem's init atoms, then fast-downward's state
-        (negations dropped); computed once per translation (kept while the translation object lives)."""
+        (negations dropped); computed once per translation, for the last few translations used."""
         key = id(self.task)
         cached = _INITIAL_FACTS.get(key)
         if cached is not None and cached[0] is self.task:
+            _INITIAL_FACTS.move_to_end(key)
             return cached[1]
         from_problem = tuple(fact for fact in map(self._to_proposition, self.task.init) if fact is not None)
         atoms = (pddl_logic.Atom * self.downward_lib.get_state_size())()
@@ -77,9 +81,10 @@ class FastPddlState(pddl_logic.PddlState):
         from_sas = tuple(
             fact for fact in (atom.get_fact(self.name2type) for atom in atoms) if not fact.is_negation
         )
-        if len(_INITIAL_FACTS) > 256:
-            _INITIAL_FACTS.clear()
         _INITIAL_FACTS[key] = (self.task, (from_problem, from_sas))
+        _INITIAL_FACTS.move_to_end(key)
+        while len(_INITIAL_FACTS) > INITIAL_FACTS_KEPT:
+            _INITIAL_FACTS.popitem(last=False)
         return from_problem, from_sas
 
     def _to_proposition(self, atom: Any) -> Any:

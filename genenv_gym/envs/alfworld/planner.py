@@ -4,7 +4,8 @@ Some goals make the planner search for minutes (two objects of a common type in 
 cannot be interrupted in-process, so planning runs in a child process that is killed after ``timeout_s``.
 Two on-disk caches spare repeated work across processes and runs: ``PlanCache`` (the planner's verdicts) and
 ``TranslationCache`` (fast-downward's translation of a goal's problem, which the worker makes to plan it and
-this process would otherwise make again to validate and play the goal: about 0.2 to 1 s each).
+this process would otherwise make again to validate and play the goal, and of each benchmark game's problem,
+which every process would otherwise make on its first visit: about 0.2 to 1 s each).
 """
 
 from __future__ import annotations
@@ -97,12 +98,13 @@ class TranslationCache:
     """fast-downward's plain translation of PDDL problems on disk, handed to this process's engine.
 
     The engine memoizes each problem's translation per process (``engine._TRANSLATIONS``, keyed by the
-    domain and problem text); ``seed`` fills that memo from a file another process (the planner worker, an
-    earlier run) wrote, so that loading the game skips the translation. A file holds the pickled translation
+    domain and problem text, the last few only); ``seed`` fills that memo from a file another process (the
+    planner worker, a copy of a vector env, an earlier run) wrote, so that loading the game skips the
+    translation, and ``store`` writes the one this process made. A file holds the pickled translation
     with the engine version and its key, zlib-compressed; a file that cannot be read, of another engine or
-    of another problem is ignored (the engine then translates as usual). The translation is a tree of plain
-    fast-downward objects and lists (no sets), so an unpickled one builds the same game as a fresh one. The
-    folder must be the user's own, as for any cache of pickles.
+    of another problem is removed (the engine then translates as usual and stores it again). The translation
+    is a tree of plain fast-downward objects and lists (no sets), so an unpickled one builds the same game as
+    a fresh one. The folder must be the user's own, as for any cache of pickles.
     """
 
     def __init__(self, directory: str | os.PathLike) -> None:
@@ -138,13 +140,25 @@ class TranslationCache:
             self.put(key[0], translation)
 
     def get(self, digest: str) -> Any | None:
+        """The stored translation (its file's time refreshed, for ``prune``); None when there is none. A file
+        that is truncated, corrupt, of another engine or of another key is removed, to be written again."""
+        path = self._path(digest)
         try:
-            record = pickle.loads(zlib.decompress(self._path(digest).read_bytes()))
-            if record["engine"] != _engine_version() or record["key"] != digest:
-                return None
-            return record["translation"]
-        except Exception:  # a missing, truncated or foreign file: translate as usual
+            content = path.read_bytes()
+        except OSError:  # not stored (yet): translate as usual
             return None
+        try:
+            record = pickle.loads(zlib.decompress(content))
+            if record["engine"] != _engine_version() or record["key"] != digest:
+                raise ValueError("a translation of another engine or problem")
+            translation = record["translation"]
+        except Exception:  # unreadable: translate as usual, and let ``store`` write it again
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)
+        return translation
 
     def put(self, digest: str, translation: Any) -> None:
         record = {"engine": _engine_version(), "key": digest, "translation": translation}
@@ -155,7 +169,7 @@ class TranslationCache:
             self.prune()
 
     def prune(self, keep: int = MAX_TRANSLATIONS) -> None:
-        """Remove the least recently written translations beyond ``keep``."""
+        """Remove the least recently written or read translations beyond ``keep``."""
         with contextlib.suppress(OSError):
             files = sorted(self.directory.glob("*/*.pkl.z"), key=lambda f: f.stat().st_mtime)
             for old in files[: max(0, len(files) - keep)]:
