@@ -41,13 +41,29 @@ def load_records(folder: Path, split: str) -> dict[tuple[str, str], list[dict[st
     return out
 
 
+def fixture_domain(domain_name: str) -> Any:
+    """The domain the set's records of ``domain_name`` were written for: the registered one, except
+    ALFWorld's, whose records are goals in the six tiny hand-written games (built in a temporary folder;
+    needs the ALFWorld engine), so that no real game is needed to build or screen them."""
+    from genenv_gym.registration import make_domain
+
+    if domain_name != "alfworld":
+        return make_domain(domain_name)
+    import tempfile
+
+    from genenv_gym.envs.alfworld.domain import ALFWorldDomain
+    from genenv_gym.envs.alfworld.tiny import write_tiny_games
+
+    root = write_tiny_games(Path(tempfile.mkdtemp(prefix="alfworld_tiny_")))
+    return ALFWorldDomain(data_dir=str(root), scene_split="valid_unseen", plan_cache=None)
+
+
 def screen_records(domain_name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     """Accepted count, rejection kinds and time of ``records`` through a fresh simulator's screen."""
     from genenv_gym.agents.backends import Completion, ScriptedBackend
     from genenv_gym.llm_simulator import LLMSimulator, Target
-    from genenv_gym.registration import make_domain
 
-    domain = make_domain(domain_name)
+    domain = fixture_domain(domain_name)
     sim = LLMSimulator(domain, ScriptedBackend(["unused"]), seeds=[], seed=0)
     target = Target(1, domain.num_levels, 0.5, 0.5, 0.0, 0.0)
     accepted = screened = originals_rejected = 0

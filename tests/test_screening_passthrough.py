@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from genenv_gym.llm_simulator.screening import screen_texts
-from genenv_gym.llm_simulator.simulator import written_strings
+from genenv_gym.llm_simulator.simulator import reply_problem
+from genenv_gym.llm_simulator.writer import TASK_WRITERS
+from genenv_gym.manifest import load
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "adversarial_tasks"
@@ -29,6 +30,10 @@ def _benchmark():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _screened(domain: str, reply: str) -> tuple[str, str] | None:
+    return reply_problem(reply, getattr(load(TASK_WRITERS[domain]), "state_keys", ()))
 
 
 def _records(domain: str, kind: str) -> list[dict]:
@@ -57,14 +62,14 @@ def test_the_set_has_every_writer_domain_and_several_hundred_records_per_text_ki
 @pytest.mark.parametrize(("domain", "kind"), _cells(TEXT_KINDS))
 def test_held_out_hostile_text_gets_through_at_most_two_percent(domain: str, kind: str) -> None:
     records = _records(domain, kind)
-    passed = [r["note"] for r in records if screen_texts(written_strings(r["reply"])) is None]
+    passed = [r["note"] for r in records if _screened(domain, r["reply"]) is None]
     assert len(passed) <= LIMIT * len(records), (len(passed), len(records), passed[:5])
 
 
 @pytest.mark.parametrize("domain", [d for d, _ in _cells(("valid",))])
 def test_held_out_valid_tasks_are_rejected_at_most_two_percent(domain: str) -> None:
     records = _records(domain, "valid")
-    rejected = [(r["note"], p) for r in records if (p := screen_texts(written_strings(r["reply"])))]
+    rejected = [(r["note"], p) for r in records if (p := _screened(domain, r["reply"]))]
     assert len(rejected) <= LIMIT * len(records), (len(rejected), len(records), rejected[:5])
 
 
@@ -74,6 +79,8 @@ def test_held_out_reworded_copies_are_caught_and_distinct_tasks_are_not(
 ) -> None:
     if domain in NEEDS_DATA:  # its tasks name cities of the real database
         monkeypatch.setenv("GENENV_DATA_DIR", str(request.getfixturevalue("shared_data_dir")))
+    if domain == "alfworld":  # its goals are planned in the tiny games, by the engine
+        request.getfixturevalue("alfworld_engine")
     cell = _benchmark().screen_records(domain, _records(domain, kind))
     assert cell["originals_rejected"] == 0
     wrong = cell["accepted"] if kind == "near_duplicate" else cell["total"] - cell["accepted"]

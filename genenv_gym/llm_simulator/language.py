@@ -71,8 +71,12 @@ _EDGE = "\"'()[]{},;:!?«»“”„-"
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def language_problem(text: str) -> str | None:
-    """Why ``text`` is not English (the first sentence that is not, and what it looks like), or None."""
+def language_problem(text: str, prose: bool = True) -> str | None:
+    """Why ``text`` is not English (the first sentence that is not, and what it looks like), or None.
+
+    ``prose=False`` (world-state data such as a file's content or a list of tags) skips the one test that
+    needs sentences, English function words among five or more words; scripts, mixed Latin/Cyrillic words
+    and the other languages' function words are still tested."""
     text = _QUOTED.sub(lambda m: " " if _short(m.group(0)) else m.group(0), text)
     for sentence in _SENTENCE.findall(text):
         words = _WORD.findall(sentence)
@@ -88,7 +92,8 @@ def language_problem(text: str) -> str | None:
         lowered = [w.lower() for w in words if len(w) > 1]
         common = _prose_words(sentence)
         if (
-            len(common) >= MIN_PROSE_WORDS
+            prose
+            and len(common) >= MIN_PROSE_WORDS
             and sentence.count(",") * 4 < len(common)
             and sum(w.lower() in ENGLISH for w in sentence.split()) * 8 <= len(common)
         ):

@@ -15,7 +15,7 @@ Duplicates (``duplicate``, ``near_duplicate``) are the ``Deduplicator``'s (``dup
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -59,16 +59,17 @@ def strings_in(value: Any) -> Iterator[str]:
             yield from strings_in(item)
 
 
-def text_problem(text: str, check_language: bool = True) -> tuple[str, str] | None:
+def text_problem(text: str, check_language: bool = True, prose: bool = True) -> tuple[str, str] | None:
     """``(kind, reason)`` of the first problem of one generated string, or None when it may be shown.
 
     ``check_language=False`` skips the language test (for a value quoted inside another string, which is
-    tested there with its quotes). Verdicts on short strings are remembered (names, types and descriptions
+    tested there with its quotes); ``prose=False`` tests world-state data (see ``language_problem``).
+    Verdicts on short strings are remembered (names, types and descriptions
     repeat across tasks).
     """
     if len(text) <= CACHED_CHARS:
-        return _cached_problem(text, check_language)
-    return _text_problem(text, check_language)
+        return _cached_problem(text, check_language, prose)
+    return _text_problem(text, check_language, prose)
 
 
 #: Strings up to this long have their verdict cached.
@@ -76,11 +77,11 @@ CACHED_CHARS = 2000
 
 
 @lru_cache(maxsize=16384)
-def _cached_problem(text: str, check_language: bool) -> tuple[str, str] | None:
-    return _text_problem(text, check_language)
+def _cached_problem(text: str, check_language: bool, prose: bool) -> tuple[str, str] | None:
+    return _text_problem(text, check_language, prose)
 
 
-def _text_problem(text: str, check_language: bool) -> tuple[str, str] | None:
+def _text_problem(text: str, check_language: bool, prose: bool = True) -> tuple[str, str] | None:
     if hidden := disallowed_characters(text):
         return "characters", f"character(s) outside ordinary text: {', '.join(hidden)}"
     if match := CONTROL_TOKEN.search(text) or CONTROL_TOKEN.search(skeleton(text)):
@@ -89,20 +90,22 @@ def _text_problem(text: str, check_language: bool) -> tuple[str, str] | None:
         return "instruction", reason
     if reason := encoded_problem(text):
         return "encoded", reason
-    if check_language and (reason := language_problem(text)):
+    if check_language and (reason := language_problem(text, prose)):
         return "language", f"not English: {reason}"
     return None
 
 
-def screen_texts(texts: Iterable[str]) -> tuple[str, str] | None:
+def screen_texts(texts: Iterable[str], state: Collection[str] = ()) -> tuple[str, str] | None:
     """The first ``(kind, reason)`` among ``texts`` (the strings of one reply), or None when all may be
     shown. A string that occurs inside another of them (an argument value stated in the question) gets its
-    language tested there, in context."""
+    language tested there, in context; a string in ``state`` (world-state data, not prose: see
+    ``TaskWriter.state_keys``) is tested as data."""
     texts = list(texts)
+    state = frozenset(state)
     longer = sorted({t for t in texts if " " in t}, key=len, reverse=True)[:64]
     for text in texts:
         inside = len(text) >= 2 and any(len(other) > len(text) and text in other for other in longer)
-        if problem := text_problem(text, check_language=not inside):
+        if problem := text_problem(text, check_language=not inside, prose=text not in state):
             return problem
     return None
 

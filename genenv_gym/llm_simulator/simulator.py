@@ -377,7 +377,7 @@ class LLMSimulator:
             raise
         except Exception as exc:  # a writer bug on odd input must not take the simulator down
             raise TaskRejected("parse", f"{type(exc).__name__}: {str(exc)[:200]}") from None
-        if problem := screen_texts(written_strings(completion.text)):
+        if problem := reply_problem(completion.text, getattr(self.writer, "state_keys", ())):
             raise TaskRejected(*problem)
         try:
             problems = self.domain.validate(task)
@@ -487,6 +487,21 @@ class LLMSimulator:
             with self._lock:
                 if len(self._buffer) >= self.buffer_size:
                     self._wake.clear()
+
+
+def reply_problem(reply: str, state_keys: Sequence[str] = ()) -> tuple[str, str] | None:
+    """The text screen's ``(kind, reason)`` for one reply, or None: every string the LLM wrote, the strings
+    under its writer's ``state_keys`` (world state, e.g. files' contents) tested as data, not prose."""
+    return screen_texts(written_strings(reply), state_strings(reply, state_keys))
+
+
+def state_strings(reply: str, state_keys: Sequence[str]) -> list[str]:
+    """The strings under the top-level keys ``state_keys`` of a JSON reply (none if it is not JSON)."""
+    try:
+        data = strict_json_object(reply)
+    except TaskRejected:
+        return []
+    return [text for key in state_keys if key in data for text in strings_in(data[key])]
 
 
 def written_strings(reply: str) -> list[str]:

@@ -75,7 +75,9 @@ class TaskWriter(Protocol):
 
     A writer may also define ``semantic_problems(task) -> list[str]``: why a well-formed task is still
     wrong in meaning (its reference answer not grounded in its question, ...); the simulator rejects such
-    tasks with the kind ``semantic``.
+    tasks with the kind ``semantic``. ``state_keys`` (a tuple of the reply's top-level keys, default none)
+    names world state the agent reads through tools (files' contents, tags): the text screen tests those
+    strings as data, not as English prose.
     """
 
     def seed_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:

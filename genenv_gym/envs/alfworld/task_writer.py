@@ -53,6 +53,9 @@ SEED_TASKS = NUM_LEVELS
 #: A goal is a short ASCII sentence: the game's grammar holds it inside a JSON string, so quotes,
 #: backslashes and the grammar's ``#symbol#`` marks are not allowed.
 GOAL_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ,'\-]{4,159}")
+#: A goal is one short imperative: ALFWorld's own goals have 5-8 words (the 134 valid_unseen games),
+#: a paraphrase a few more; anything longer carries a second message.
+MAX_GOAL_WORDS = 12
 
 #: Words that say each transformation; a goal of another type must not use them.
 TRANSFORMATIONS = {
@@ -78,8 +81,8 @@ object and nothing else. Its keys:
 - "receptacle": where the object must end up, a receptacle type of the scene that can hold it \
 (null for look_at_obj_in_light; not the appliance that transforms it).
 - "lamp": for look_at_obj_in_light, a lamp type of the scene ({lamps}); else null.
-- "goal": the goal as the agent reads it, a short English sentence (letters, digits, spaces, commas, \
-hyphens, apostrophes) naming the object, the receptacle or lamp, and the transformation \
+- "goal": the goal as the agent reads it, a short English sentence of at most 12 words (letters, digits, \
+spaces, commas, hyphens, apostrophes) naming the object, the receptacle or lamp, and the transformation \
 ("heat some egg and put it in the fridge"), and nothing else of the scene.
 A planner checks every goal in its scene: goals the scene does not afford, that it cannot solve, or whose \
 words disagree with the keys are discarded."""
@@ -138,6 +141,10 @@ def wording_problems(goal: str, spec: GoalSpec, scene: Scene) -> list[str]:
     """Why the words of ``goal`` disagree with ``spec`` in ``scene`` (empty when they agree)."""
     text = goal.lower()
     problems = []
+    if len(goal.split()) > MAX_GOAL_WORDS:
+        problems.append(
+            f"the goal has {len(goal.split())} words; a goal is one imperative of at most {MAX_GOAL_WORDS}"
+        )
     named = {spec.obj: "object", spec.recep: "receptacle", spec.toggle: "lamp"}
     for kind, role in named.items():
         if kind and not _mentions(text, _forms(kind)):

@@ -213,6 +213,8 @@ class BFCLMultiTurnTaskWriter(TaskWriterBase):
     """The TaskWriter of the ``bfcl_multiturn`` domain (see the module docstring)."""
 
     domain: BFCLMultiTurnDomain
+    #: the starting state (files' contents, tweets, tags) is data read through tools, not prose
+    state_keys = ("initial_config",)
 
     def prompt(self, seeds: Sequence[Task], skill: SkillEstimate, target: Target) -> list[dict[str, str]]:
         level = min(max(int(target.level), 0), NUM_LEVELS - 1)
@@ -329,6 +331,11 @@ class BFCLMultiTurnTaskWriter(TaskWriterBase):
             for i, call in enumerate(calls):
                 context = " ".join(said + [results[(t, k)] for k in range(i)])
                 missing = ungrounded_arguments(context, [{call.name: _allowed(call.kwargs)}])
+                missing += [
+                    f"{call.name}.{key}"
+                    for key, value in call.kwargs.items()
+                    if _quoted(value) and not _states(context, value) and f"{call.name}.{key}" not in missing
+                ]
                 if missing:
                     problems.append(f"turn {t}: no one states the value of {', '.join(missing[:4])}")
             if not calls and t + 1 < len(plan) and not _gives_a_value(texts[t], texts[t + 1], plan[t + 1]):
@@ -440,6 +447,11 @@ class BFCLMultiTurnTaskWriter(TaskWriterBase):
             raise TaskRejected(
                 "parse", "a turn without calls must be followed by the turn that gives its value"
             )
+
+
+def _quoted(value: Any) -> bool:
+    """A string argument (a file name, an id, a message): the user states it exactly, as BFCL's do."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _allowed(kwargs: Mapping[str, Any]) -> dict[str, list[Any]]:
