@@ -34,7 +34,9 @@ def _benchmark_words() -> re.Pattern[str]:
             names |= {manifest.source.name, manifest.source.display_name}
         names |= {column.name for column in manifest.paper_columns}
     stems = {n for n in names if "_" not in n} | {n.split("_")[0] for n in names}
-    return re.compile("|".join(sorted(map(re.escape, stems), key=len, reverse=True)), re.IGNORECASE)
+    alternatives = "|".join(sorted(map(re.escape, stems), key=len, reverse=True))
+    # a name, not the start or end of another word: "addition" is not in "additionally", "bfcl" is in "bfcl_x"
+    return re.compile(rf"(?<!(?-i:[a-z]))(?:{alternatives})(?!(?-i:[a-z]))", re.IGNORECASE)
 
 
 def _central_modules() -> list[Path]:
