@@ -22,6 +22,7 @@ from typing import Any
 
 from genenv_gym.envs.apibank.signatures import SIGNATURES
 from genenv_gym.number_words import numbers_in
+from genenv_gym.stop_words import FUNCTION_WORDS
 
 #: Parameters whose value is free text, grounded by most of its words.
 FREE_TEXT = frozenset(
@@ -38,45 +39,23 @@ FREE_TEXT = frozenset(
     }
 )
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
+_STOP = FUNCTION_WORDS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "and",
-        "or",
-        "with",
-        "by",
-        "from",
-        "is",
-        "are",
-        "be",
-        "as",
-        "it",
-        "its",
-        "this",
-        "that",
-        "my",
-        "me",
-        "i",
-        "you",
-        "your",
-        "please",
+        "about",
+        "any",
         "can",
         "could",
-        "would",
-        "will",
         "do",
         "does",
+        "i",
+        "me",
+        "my",
+        "please",
         "some",
-        "any",
-        "about",
+        "will",
+        "would",
+        "you",
+        "your",
     ]
 )
 _ACTIONS = {

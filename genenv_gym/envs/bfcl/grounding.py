@@ -30,38 +30,10 @@ from typing import Any
 
 from genenv_gym.llm_simulator.unicode_skeleton import skeleton
 from genenv_gym.number_words import numbers_in
+from genenv_gym.stop_words import FUNCTION_WORDS
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "and",
-        "or",
-        "with",
-        "by",
-        "from",
-        "is",
-        "are",
-        "be",
-        "as",
-        "it",
-        "its",
-        "this",
-        "that",
-        "ny",
-        "ca",
-        "usa",
-        "us",
-    ]
-)
+_STOP = FUNCTION_WORDS | frozenset(["ca", "ny", "us", "usa"])
 #: Frequency and quantity words that imply a number.
 _IMPLIED = {
     "twice": (2,),
