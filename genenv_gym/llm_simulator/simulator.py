@@ -492,16 +492,12 @@ class LLMSimulator:
 def reply_problem(reply: str, state_keys: Sequence[str] = ()) -> tuple[str, str] | None:
     """The text screen's ``(kind, reason)`` for one reply, or None: every string the LLM wrote, the strings
     under its writer's ``state_keys`` (world state, e.g. files' contents) tested as data, not prose."""
-    return screen_texts(written_strings(reply), state_strings(reply, state_keys))
-
-
-def state_strings(reply: str, state_keys: Sequence[str]) -> list[str]:
-    """The strings under the top-level keys ``state_keys`` of a JSON reply (none if it is not JSON)."""
     try:
         data = strict_json_object(reply)
-    except TaskRejected:
-        return []
-    return [text for key in state_keys if key in data for text in strings_in(data[key])]
+    except TaskRejected:  # not JSON: the whole reply is screened as text
+        return screen_texts([reply])
+    state = [text for key in state_keys if key in data for text in strings_in(data[key])]
+    return screen_texts(strings_in(data), state)
 
 
 def written_strings(reply: str) -> list[str]:
