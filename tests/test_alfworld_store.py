@@ -131,7 +131,9 @@ for _ in range(2):
     for task in tasks:
         episode = domain.start_episode(task)
         episode.step(episode.oracle_action())
-        bounded &= len(engine_module._TRANSLATIONS) <= engine_module.TRANSLATION_CACHE_SIZE
+        for kind in (False, True):  # plain and planner translations are kept apart
+            kept = [key for key in engine_module._TRANSLATIONS if key[1] is kind]
+            bounded &= len(kept) <= engine_module.TRANSLATION_CACHE_SIZE
         bounded &= len(engine_module._LOGIC_CACHE) <= engine_module.LOGIC_CACHE_SIZE
         sizes.append(len(mementos.core._memento_cache))
 domain.close()
@@ -204,3 +206,17 @@ def test_forked_copies_inherit_the_engine_and_keep_its_pages_shared(alfworld_tin
     assert frozen and parent_frozen == 0  # the copy froze what it inherited; the parent froze nothing
     assert same
     assert "Exception ignored" not in result.stderr  # the fork handlers of logging stay paired
+
+
+def test_a_planner_translation_never_evicts_the_plain_one_of_its_game(monkeypatch):
+    monkeypatch.setattr(engine_module, "TRANSLATION_CACHE_SIZE", 1)
+    engine_module.clear_caches()
+    try:
+        plain, planner, newer = ("a" * 40, False), ("a" * 40, True), ("b" * 40, False)
+        engine_module.remember_translation(plain, "plain")
+        engine_module.remember_translation(planner, "planner")
+        assert dict(engine_module._TRANSLATIONS) == {plain: "plain", planner: "planner"}
+        engine_module.remember_translation(newer, "newer")  # the oldest plain one goes, the planner's stays
+        assert dict(engine_module._TRANSLATIONS) == {planner: "planner", newer: "newer"}
+    finally:
+        engine_module.clear_caches()

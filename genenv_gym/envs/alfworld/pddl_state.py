@@ -28,7 +28,7 @@ Translate = Callable[..., Any]
 #: id(translated task) -> (that task, its initial facts); the task is held so that its id stays its own.
 _INITIAL_FACTS: OrderedDict[int, tuple[Any, tuple[tuple[Any, ...], tuple[Any, ...]]]] = OrderedDict()
 #: Translations whose initial facts are kept (each holds its translation alive: keep as few as the engine).
-INITIAL_FACTS_KEPT = 2
+INITIAL_FACTS_KEPT = 1
 
 
 class FastPddlState(pddl_logic.PddlState):

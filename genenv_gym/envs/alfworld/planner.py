@@ -125,9 +125,7 @@ class TranslationCache:
         translation = self.get(key[0])
         if translation is None:
             return False
-        memo[key] = translation
-        while len(memo) > engine.TRANSLATION_CACHE_SIZE:
-            memo.popitem(last=False)
+        engine.remember_translation(key, translation)
         return True
 
     def store(self, domain: str, problem: str) -> None:
