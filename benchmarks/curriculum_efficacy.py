@@ -751,7 +751,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
         )
         trainer = RecordingTrainer(cfg)
         if job.heldout_per_length is not None:
-            trainer.domain.heldout_per_length = job.heldout_per_length
+            trainer.domain.heldout_per_level = job.heldout_per_length
         trainer.model.load_state_dict(state)
         clock = time.perf_counter()
         rows = trainer.run()

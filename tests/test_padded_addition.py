@@ -49,8 +49,13 @@ def test_levels_are_half_steps_of_operand_width():
 
 def test_validate_rejects_wrong_sums_widths_levels_and_prompts():
     domain = PaddedAdditionDomain(heldout_per_level=1)
-    assert domain.validate(domain.make_task(12, 345, 3, "t")) != []  # widths 2 and 3 differ
-    assert "not (3, 3)" in domain.validate(domain.make_task(123, 456, 0, "t"))[0]
+    assert domain.validate(domain.make_task(12, 345, 3, "t")) == [
+        "the operands must have as many digits as each other, not 2 and 3"
+    ]
+    assert domain.validate(domain.make_task(123, 456, 0, "t")) == [
+        "level 0 has 1-digit operands, not 3-digit ones"
+    ]
+    assert "2 or 3-digit" in domain.validate(domain.make_task(1234, 4567, 3, "t"))[0]
     assert domain.validate(domain.make_task(123, 456, 3, "t")) == []  # half level 3: 2 or 3 digits
     assert "outside" in domain.validate(domain.make_task(1, 2, 11, "t"))[0]
     task = domain.make_task(1, 2, 0, "t")

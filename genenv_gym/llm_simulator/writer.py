@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -218,3 +218,20 @@ def _max_depth(text: str) -> int:
 def task_digest(*parts: Any) -> str:
     """A short stable hash of JSON-able parts (for the ids of generated tasks)."""
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def task_at_a_valid_level(domain: Domain, target: Target, make: Callable[[int], Task]) -> Task:
+    """``make(level)`` at the target level when the domain validates it there, else at the lowest level that
+    does (for writers whose reply does not name its level); TaskRejected (``invalid``) with the first
+    problems found when no level does."""
+    levels = [target.level] + [level for level in range(domain.num_levels) if level != target.level]
+    first_problems: list[str] = []
+    for level in levels:
+        if not 0 <= level < domain.num_levels:
+            continue
+        task = make(level)
+        problems = domain.validate(task)
+        if not problems:
+            return task
+        first_problems = first_problems or problems
+    raise TaskRejected("invalid", "; ".join(first_problems or ["no level accepts it"])[:500])

@@ -21,11 +21,9 @@ verifier, a validator and a fixed held-out set (200 tasks per whole level from a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict
+from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
 from genenv_gym.task import Task
 
 #: Digits per operand in the prompt (zero-padded); the answer has one more.
@@ -62,13 +60,18 @@ def significant_digits(n: int) -> int:
     return len(str(n))
 
 
-class PaddedAdditionDomain(Domain):
+class PaddedAdditionDomain(OneLineAnswerDomain):
     """``a + b`` on zero-padded little-endian 6-digit operands; 11 levels of operand width in half steps
     (see the module docstring for the notation)."""
 
     name = "padded-addition"
     num_levels = 2 * MAX_DIGITS - 1
     action_format = "text"
+    task_id_prefix = "addition"
+    heldout_seed = HELDOUT_SEED
+    wrong_answer_error = (
+        f"not the sum as {WIDTH + 1} single digits, least-significant first, separated by spaces"
+    )
 
     def __init__(self, heldout_per_level: int = HELDOUT_PER_LEVEL) -> None:
         self.heldout_per_level = heldout_per_level
@@ -81,21 +84,9 @@ class PaddedAdditionDomain(Domain):
         """The levels with a single operand width (those the held-out set holds): 0, 2, ..., 10."""
         return tuple(range(0, self.num_levels, 2))
 
-    def categories(self) -> tuple[str, ...]:
-        return tuple(f"level_{level}" for level in range(self.num_levels))
-
-    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        """The held-out set: ``heldout_per_level`` tasks per whole level, from a fixed seed."""
-        rng = np.random.default_rng(HELDOUT_SEED)
-        tasks = []
-        for level in self.whole_levels():
-            for i in range(self.heldout_per_level):
-                task = self.generate(
-                    level, rng, task_id=f"addition-heldout-{level}-{i}", provenance="benchmark:heldout"
-                )
-                if categories is None or task.category in categories:
-                    tasks.append(task)
-        return tasks
+    def heldout_levels(self) -> tuple[int, ...]:
+        """The whole levels."""
+        return self.whole_levels()
 
     def make_task(self, a: int, b: int, level: int, task_id: str, provenance: str = "procedural") -> Task:
         """The task ``a + b`` (``0 <= a, b < 10**WIDTH``) at ``level``."""
@@ -120,7 +111,7 @@ class PaddedAdditionDomain(Domain):
         low = 0 if k == 1 else 10 ** (k - 1)
         a, b = (int(x) for x in rng.integers(low, 10**k, size=2))
         if task_id is None:
-            task_id = f"addition-{level}-{int(rng.integers(1 << 62)):x}"
+            task_id = self.procedural_id(level, rng)
         return self.make_task(a, b, level, task_id, provenance)
 
     def operands(self, task: Task) -> tuple[int, int] | None:
@@ -131,19 +122,6 @@ class PaddedAdditionDomain(Domain):
         left, right = content[len(PREFIX) :].split("+")
         a, b = read_number(left, WIDTH), read_number(right, WIDTH)
         return None if a is None or b is None else (a, b)
-
-    def render(self, task: Task) -> str:
-        return str(task.messages[0]["content"])
-
-    def verify(self, task: Task, action: str) -> Verdict:
-        if not isinstance(action, str):
-            error = f"action must be a str, got {type(action).__name__}"
-            return Verdict(reward=0.0, success=False, error_type="action_error:not_text", error=error)
-        if " ".join(action.split()) == str(task.evaluation["answer"]):
-            return Verdict(reward=1.0, success=True)
-        # The error must not give the answer away: a Sim env serves the same task several times.
-        error = f"not the sum as {WIDTH + 1} single digits, least-significant first, separated by spaces"
-        return Verdict(reward=0.0, success=False, error_type="wrong_answer", error=error)
 
     def validate(self, task: Task) -> list[str]:
         operands = self.operands(task)
@@ -157,14 +135,14 @@ class PaddedAdditionDomain(Domain):
             problems.append(f"level {task.level} is outside [0, {self.num_levels})")
             return problems
         widths = (significant_digits(a), significant_digits(b))
-        if widths[0] != widths[1] or widths[0] not in self.digits(task.level):
+        allowed = " or ".join(str(k) for k in self.digits(task.level))
+        if widths[0] != widths[1]:
             problems.append(
-                f"level {task.level} has two operands of {self.digits(task.level)} digits, not {widths}"
+                f"the operands must have as many digits as each other, not {widths[0]} and {widths[1]}"
             )
+        elif widths[0] not in self.digits(task.level):
+            problems.append(f"level {task.level} has {allowed}-digit operands, not {widths[0]}-digit ones")
         return problems
-
-    def oracle_action(self, task: Task) -> str:
-        return str(task.evaluation["answer"])
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         return " ".join(str(int(d)) for d in rng.integers(0, 10, size=WIDTH + 1))

@@ -26,6 +26,7 @@ from genenv_gym.llm_simulator.writer import (
     TaskWriterBase,
     require_keys,
     strict_json_object,
+    task_at_a_valid_level,
     task_digest,
 )
 from genenv_gym.skill import SkillEstimate
@@ -65,17 +66,9 @@ class PaddedAdditionTaskWriter(TaskWriterBase):
             if not 0 <= value < 10**WIDTH:
                 raise TaskRejected("invalid", f"{name} = {value} is outside [0, {10**WIDTH})")
         task_id = f"addition-llm-{task_digest(a, b)}"
-        levels = [target.level] + [lvl for lvl in range(self.domain.num_levels) if lvl != target.level]
-        first_problems: list[str] = []
-        for level in levels:
-            if not 0 <= level < self.domain.num_levels:
-                continue
-            task = self.domain.make_task(a, b, level, task_id, provenance)
-            problems = self.domain.validate(task)
-            if not problems:
-                return task
-            first_problems = first_problems or problems
-        raise TaskRejected("invalid", "; ".join(first_problems or ["no level accepts it"])[:500])
+        return task_at_a_valid_level(
+            self.domain, target, lambda level: self.domain.make_task(a, b, level, task_id, provenance)
+        )
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         """Key: the two operands; text: them as digits (4-gram similarity over digit runs)."""

@@ -15,11 +15,9 @@ variant) level ``k`` is exactly ``k + 1`` digits: no level mixes a solved length
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict
+from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
 from genenv_gym.task import Task
 
 NUM_LENGTHS = 8
@@ -52,13 +50,16 @@ def level_lengths(level: int, half_steps: bool = True) -> tuple[int, ...]:
     return (shortest,) if level % 2 == 0 else (shortest, shortest + 1)
 
 
-class DigitsDomain(Domain):
+class DigitsDomain(OneLineAnswerDomain):
     """Reverse a space-separated digit string; ``2 * num_lengths - 1`` levels in half steps of length, or
     ``num_lengths`` levels of one length each (``half_steps=False``)."""
 
     name = "digits"
     num_levels = 2 * NUM_LENGTHS - 1
     action_format = "text"
+    task_id_prefix = "digits"
+    heldout_seed = HELDOUT_SEED
+    wrong_answer_error = "not the digits of the prompt in reverse order, separated by single spaces"
 
     def __init__(
         self,
@@ -71,28 +72,15 @@ class DigitsDomain(Domain):
         self.num_lengths = num_lengths
         self.half_steps = half_steps
         self.num_levels = 2 * num_lengths - 1 if half_steps else num_lengths
-        self.heldout_per_length = heldout_per_length
+        self.heldout_per_level = heldout_per_length
 
     def lengths(self, level: int) -> tuple[int, ...]:
         """The string lengths level ``level`` draws from."""
         return level_lengths(level, self.half_steps)
 
-    def categories(self) -> tuple[str, ...]:
-        return tuple(f"level_{level}" for level in range(self.num_levels))
-
-    def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
-        """The held-out set: ``heldout_per_length`` tasks per length (the single-length levels) from a fixed
-        seed."""
-        rng = np.random.default_rng(HELDOUT_SEED)
-        tasks = []
-        for level in range(0, self.num_levels, 2 if self.half_steps else 1):
-            for i in range(self.heldout_per_length):
-                task = self.generate(
-                    level, rng, task_id=f"digits-heldout-{level}-{i}", provenance="benchmark:heldout"
-                )
-                if categories is None or task.category in categories:
-                    tasks.append(task)
-        return tasks
+    def heldout_levels(self) -> tuple[int, ...]:
+        """The single-length levels (every level without half steps)."""
+        return tuple(range(0, self.num_levels, 2 if self.half_steps else 1))
 
     def make_task(self, digits: str, level: int, task_id: str, provenance: str = "procedural") -> Task:
         """A task for the digit string ``digits`` (space separated)."""
@@ -115,21 +103,8 @@ class DigitsDomain(Domain):
         length = lengths[int(rng.integers(len(lengths)))] if len(lengths) > 1 else lengths[0]
         digits = " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))
         if task_id is None:
-            task_id = f"digits-{level}-{int(rng.integers(1 << 62)):x}"
+            task_id = self.procedural_id(level, rng)
         return self.make_task(digits, level, task_id, provenance)
-
-    def render(self, task: Task) -> str:
-        return str(task.messages[0]["content"])
-
-    def verify(self, task: Task, action: str) -> Verdict:
-        if not isinstance(action, str):
-            error = f"action must be a str, got {type(action).__name__}"
-            return Verdict(reward=0.0, success=False, error_type="action_error:not_text", error=error)
-        if " ".join(action.split()) == str(task.evaluation["answer"]):
-            return Verdict(reward=1.0, success=True)
-        # The error must not give the answer away: a Sim env serves the same task several times.
-        error = "not the digits of the prompt in reverse order, separated by single spaces"
-        return Verdict(reward=0.0, success=False, error_type="wrong_answer", error=error)
 
     def validate(self, task: Task) -> list[str]:
         problems = []
@@ -146,9 +121,6 @@ class DigitsDomain(Domain):
         elif len(digits) not in self.lengths(task.level):
             problems.append(f"level {task.level} has {self.lengths(task.level)} digits, not {len(digits)}")
         return problems
-
-    def oracle_action(self, task: Task) -> str:
-        return str(task.evaluation["answer"])
 
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         length = len(str(task.evaluation["answer"]).split())

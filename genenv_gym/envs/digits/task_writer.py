@@ -28,6 +28,7 @@ from genenv_gym.llm_simulator.writer import (
     TaskWriterBase,
     require_keys,
     strict_json_object,
+    task_at_a_valid_level,
     task_digest,
 )
 from genenv_gym.skill import SkillEstimate
@@ -83,17 +84,9 @@ class DigitsTaskWriter(TaskWriterBase):
             raise TaskRejected("oversize", f"{len(items)} items (limit {MAX_ITEMS})")
         digits = " ".join(items)
         task_id = f"digits-llm-{task_digest(digits)}"
-        levels = [target.level] + [lvl for lvl in range(self.domain.num_levels) if lvl != target.level]
-        first_problems: list[str] = []
-        for level in levels:
-            if not 0 <= level < self.domain.num_levels:
-                continue
-            task = self.domain.make_task(digits, level, task_id, provenance)
-            problems = self.domain.validate(task)
-            if not problems:
-                return task
-            first_problems = first_problems or problems
-        raise TaskRejected("invalid", "; ".join(first_problems or ["no level accepts it"])[:500])
+        return task_at_a_valid_level(
+            self.domain, target, lambda level: self.domain.make_task(digits, level, task_id, provenance)
+        )
 
     def fingerprint(self, task: Task) -> tuple[str, str]:
         """Key: the digit string; text: the digits without spaces (4-gram similarity over digit runs)."""
