@@ -220,3 +220,14 @@ def test_a_planner_translation_never_evicts_the_plain_one_of_its_game(monkeypatc
         assert dict(engine_module._TRANSLATIONS) == {planner: "planner", newer: "newer"}
     finally:
         engine_module.clear_caches()
+
+
+def test_the_mmap_threshold_is_fixed_once_unless_the_user_chose_one(monkeypatch):
+    glibc = engine_module._malloc_trim() is not None
+    engine_module.keep_large_blocks_mapped.cache_clear()
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    assert engine_module.keep_large_blocks_mapped() is False  # the user's choice is left alone
+    engine_module.keep_large_blocks_mapped.cache_clear()
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    assert engine_module.keep_large_blocks_mapped() is glibc
+    engine_module.keep_large_blocks_mapped.cache_clear()
