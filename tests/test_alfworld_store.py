@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from alfworld_transcript import transcript
 
 from genenv_gym.envs.alfworld import engine as engine_module
 from genenv_gym.envs.alfworld.data import discover_games, read_game
@@ -22,25 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def games(alfworld_data_dir: str):
     games = discover_games(alfworld_data_dir)
     return [games[0], games[40], games[-1]]  # look_at, clean, pick_two
-
-
-def transcript(engine, data, rng, drop_memo: bool = False):
-    """Load, reset twice (``drop_memo``: with the process's translations forgotten before each reset), then
-    the walkthrough with random admissible and inadmissible commands mixed in."""
-    engine.load(data)
-    engine.reset()
-    if drop_memo:
-        engine_module.clear_caches()
-    state = engine.reset()
-    states = [state]
-    for command in data["walkthrough"]:
-        for extra in (str(rng.choice(state.admissible_commands)), "put nothing nowhere"):
-            if rng.random() < 0.4:
-                state = engine.step(extra)
-                states.append(state)
-        state = engine.step(command)
-        states.append(state)
-    return states
 
 
 def digest_of(data) -> str:
@@ -69,16 +51,25 @@ def test_stored_translations_play_as_the_engine_without_a_store(games, tmp_path)
     for seed, game in enumerate(games):
         data = read_game(game.path)
         engine_module.clear_caches()
-        expected = transcript(plain, data, np.random.default_rng(seed))
+        expected = transcript(plain, data, data["walkthrough"], np.random.default_rng(seed))
 
         engine_module.clear_caches()
         first = engine_module.AlfredEngine(translations=store)  # translates, and stores the translation
-        assert transcript(first, data, np.random.default_rng(seed)) == expected
+        assert transcript(first, data, data["walkthrough"], np.random.default_rng(seed)) == expected
         assert stored_file(store, data).is_file() and store.reads == 0
 
         engine_module.clear_caches()
         from_disk = engine_module.AlfredEngine(translations=store)
-        assert transcript(from_disk, data, np.random.default_rng(seed), drop_memo=True) == expected
+        assert (
+            transcript(
+                from_disk,
+                data,
+                data["walkthrough"],
+                np.random.default_rng(seed),
+                between_resets=engine_module.clear_caches,
+            )
+            == expected
+        )
         assert store.reads == 2  # at the load, and at the reset after the process forgot it
         store.reads = 0
         for engine in (first, from_disk):
@@ -93,7 +84,7 @@ def test_a_missing_or_corrupt_stored_translation_is_made_again(games, tmp_path, 
     data, other = read_game(games[0].path), read_game(games[1].path)
     engine_module.clear_caches()
     engine = engine_module.AlfredEngine(translations=store)
-    expected = transcript(engine, data, np.random.default_rng(0))
+    expected = transcript(engine, data, data["walkthrough"], np.random.default_rng(0))
     engine.load(other)
     path = stored_file(store, data)
     content = path.read_bytes()
@@ -110,7 +101,9 @@ def test_a_missing_or_corrupt_stored_translation_is_made_again(games, tmp_path, 
         path.write_bytes(damaged)
 
     engine_module.clear_caches()
-    assert transcript(engine, data, np.random.default_rng(0)) == expected  # no crash, the same game
+    assert (
+        transcript(engine, data, data["walkthrough"], np.random.default_rng(0)) == expected
+    )  # no crash, the same game
     assert path.read_bytes() != damaged and store.get(digest_of(data)) is not None
     engine.close()
 

@@ -14,7 +14,7 @@ from genenv_gym.llm_simulator.duplicates import Deduplicator, content_words, nor
 from genenv_gym.llm_simulator.instructions import address_problem, encoded_problem, structure_problem
 from genenv_gym.llm_simulator.language import language_problem
 from genenv_gym.llm_simulator.screening import screen_texts, text_problem
-from genenv_gym.llm_simulator.simulator import written_strings
+from genenv_gym.llm_simulator.simulator import reply_problem
 from genenv_gym.llm_simulator.unicode_skeleton import reading_forms
 
 FUNCTIONS = [
@@ -27,7 +27,8 @@ FUNCTIONS = [
     normal_form,
     content_words,
     reading_forms,
-    written_strings,
+    reply_problem,
+    lambda t: reply_problem(t, ("initial_config",)),
     lambda t: screen_texts([t, t[: len(t) // 2]]),
     lambda t: structure_of(t, t),
 ]

@@ -498,12 +498,3 @@ def reply_problem(reply: str, state_keys: Sequence[str] = ()) -> tuple[str, str]
         return screen_texts([reply])
     state = [text for key in state_keys if key in data for text in strings_in(data[key])]
     return screen_texts(strings_in(data), state)
-
-
-def written_strings(reply: str) -> list[str]:
-    """The strings the LLM wrote: every key and value of its reply's JSON (the whole reply if it is not
-    JSON): what the text screening reads, never the domain's own prompt text around them."""
-    try:
-        return list(strings_in(strict_json_object(reply)))
-    except TaskRejected:
-        return [reply]

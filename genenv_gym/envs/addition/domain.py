@@ -80,13 +80,9 @@ class PaddedAdditionDomain(OneLineAnswerDomain):
         """The operand widths level ``level`` draws from."""
         return level_digits(level)
 
-    def whole_levels(self) -> tuple[int, ...]:
-        """The levels with a single operand width (those the held-out set holds): 0, 2, ..., 10."""
-        return tuple(range(0, self.num_levels, 2))
-
     def heldout_levels(self) -> tuple[int, ...]:
-        """The whole levels."""
-        return self.whole_levels()
+        """The whole levels, each of a single operand width: 0, 2, ..., 10."""
+        return tuple(range(0, self.num_levels, 2))
 
     def make_task(self, a: int, b: int, level: int, task_id: str, provenance: str = "procedural") -> Task:
         """The task ``a + b`` (``0 <= a, b < 10**WIDTH``) at ``level``."""
