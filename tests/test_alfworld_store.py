@@ -224,3 +224,19 @@ def test_the_mmap_threshold_is_fixed_once_unless_the_user_chose_one(monkeypatch)
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
     assert engine_module.keep_large_blocks_mapped() is glibc
     engine_module.keep_large_blocks_mapped.cache_clear()
+
+
+def test_prepare_stores_each_missing_translation_once_and_remakes_a_damaged_one(alfworld_tiny_root, tmp_path):
+    from genenv_gym.envs.alfworld.domain import ALFWorldDomain
+
+    domain = ALFWorldDomain(data_dir=alfworld_tiny_root, scene_split="valid_unseen", plan_cache=str(tmp_path))
+    games = domain.games(None)
+    assert domain.prepare() == len(games) > 0
+    assert domain.prepare() == 0  # all stored: nothing made
+    damaged = stored_file(domain.translations, read_game(games[0].path))
+    damaged.write_bytes(b"not a translation")
+    assert domain.prepare() == 1
+    domain.close()
+    no_store = ALFWorldDomain(data_dir=alfworld_tiny_root, scene_split="valid_unseen", plan_cache=None)
+    assert no_store.prepare() == 0
+    no_store.close()
