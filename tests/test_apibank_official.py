@@ -7,6 +7,7 @@ import contextlib
 import gymnasium as gym
 import numpy as np
 import pytest
+from cpu_time import cpu_clock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -287,12 +288,10 @@ def test_linear_time_extraction_equals_the_official_regex(text):
 
 
 def test_extraction_is_linear_on_hostile_openings():
-    import time
-
-    start = time.perf_counter()
-    for text in ("[a(" * 33_000, "[a(x=" * 20_000, "[a(\n" * 25_000):
-        assert find_call(text) is None
-    assert time.perf_counter() - start < 1.0
+    with cpu_clock() as spent:
+        for text in ("[a(" * 33_000, "[a(x=" * 20_000, "[a(\n" * 25_000):
+            assert find_call(text) is None
+        assert spent() < 1.0
 
 
 def _official_params(arguments: str) -> list[tuple[str, str]]:
@@ -317,15 +316,13 @@ def test_linear_parameter_reader_equals_the_official_regex(arguments):
 
 
 def test_parameter_reader_is_linear_on_hostile_arguments():
-    import time
-
     from genenv_gym.envs.apibank.extraction import _params
 
-    start = time.process_time()
-    for text in ("a" * 100_000, "a=[" * 33_000, "a='" * 33_000, "a= " * 33_000, "a =\n" * 25_000):
-        _params(text)
-    assert parse_call("[QueryBalance(" + "a" * 100_000 + ")]") == ("QueryBalance", {})
-    assert time.process_time() - start < 1.0
+    with cpu_clock() as spent:
+        for text in ("a" * 100_000, "a=[" * 33_000, "a='" * 33_000, "a= " * 33_000, "a =\n" * 25_000):
+            _params(text)
+        assert parse_call("[QueryBalance(" + "a" * 100_000 + ")]") == ("QueryBalance", {})
+        assert spent() < 1.0
 
 
 @settings(max_examples=500, deadline=None)
@@ -341,26 +338,23 @@ def test_send_email_address_check_accepts_what_the_official_pattern_accepts(addr
 
 def test_send_email_address_check_is_linear_on_a_long_name():
     import re
-    import time
 
     from genenv_gym.envs.apibank.apis_info import EMAIL_PATTERN
 
-    start = time.process_time()
-    for address in ("a" * 100_000 + "@", "a" * 50_000 + "." + "a" * 50_000 + "@x", "a@" + "b" * 100_000):
-        assert re.match(EMAIL_PATTERN, address) is None
-    assert re.match(EMAIL_PATTERN, "john.doe@example.com") is not None
-    assert time.process_time() - start < 0.5
+    with cpu_clock() as spent:
+        for address in ("a" * 100_000 + "@", "a" * 50_000 + "." + "a" * 50_000 + "@x", "a@" + "b" * 100_000):
+            assert re.match(EMAIL_PATTERN, address) is None
+        assert re.match(EMAIL_PATTERN, "john.doe@example.com") is not None
+        assert spent() < 0.5
 
 
 def test_response_scoring_is_bounded_on_many_short_sentences():
-    import time
-
     from genenv_gym.envs.apibank.rouge_score import MAX_SCORED_CHARS, rouge_l
 
     reference = "The weather today is sunny. It will rain tomorrow. Bring an umbrella."
-    start = time.process_time()
-    score, error = rouge_l(reference, "a" + ".a" * 40_000)
-    assert score == 0.0 and str(MAX_SCORED_CHARS) in error
-    for hypothesis in ("a" + ".a" * 1_999, "".join(f"w{i}." for i in range(2_000))[:MAX_SCORED_CHARS]):
-        assert rouge_l(reference, hypothesis)[1] is None
-    assert time.process_time() - start < 0.5
+    with cpu_clock() as spent:
+        score, error = rouge_l(reference, "a" + ".a" * 40_000)
+        assert score == 0.0 and str(MAX_SCORED_CHARS) in error
+        for hypothesis in ("a" + ".a" * 1_999, "".join(f"w{i}." for i in range(2_000))[:MAX_SCORED_CHARS]):
+            assert rouge_l(reference, hypothesis)[1] is None
+        assert spent() < 0.5
