@@ -5,6 +5,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from forward_logprobs import forward_logprobs  # noqa: E402
+
 from genenv_gym.agents.backends import SamplingParams, make_backend, parse_spec  # noqa: E402
 from genenv_gym.agents.backends.base import Completion, finish_tokens  # noqa: E402
 from genenv_gym.agents.backends.hf import HFBackend  # noqa: E402
@@ -27,15 +29,6 @@ def backend(tiny):
     return HFBackend(model, tokenizer, engine="padded")
 
 
-def reference_logprobs(model, prompt_ids, completion, temperature=1.0):
-    ids = list(prompt_ids) + list(completion.token_ids)
-    with torch.no_grad():
-        logits = model(torch.tensor([ids])).logits[0].float() / temperature
-    logp = torch.log_softmax(logits, dim=-1)
-    start = len(prompt_ids)
-    return [logp[start - 1 + j, t].item() for j, t in enumerate(completion.token_ids)]
-
-
 def test_n_samples_per_prompt_with_token_ids_and_logprobs(tiny, backend):
     model, _ = tiny
     prompts = ["short", "a somewhat longer prompt to force left padding"]
@@ -45,7 +38,7 @@ def test_n_samples_per_prompt_with_token_ids_and_logprobs(tiny, backend):
         for c in completions:
             assert c.ok and 1 <= len(c.token_ids) <= 6 and len(c.logprobs) == len(c.token_ids)
             assert list(c.prompt_token_ids) == backend.encode(prompt)
-            ref = reference_logprobs(model, c.prompt_token_ids, c, temperature=0.7)
+            ref = forward_logprobs(model, c.prompt_token_ids, c, temperature=0.7)
             assert max(abs(a - b) for a, b in zip(ref, c.logprobs, strict=True)) < 1e-4
 
 
@@ -112,7 +105,7 @@ def test_continuous_engine_matches_the_padded_engine(tiny):
         assert max(abs(a - b) for a, b in zip(p[0].logprobs, c[0].logprobs, strict=True)) < 1e-4
 
 
-@pytest.mark.parametrize("engine", ["padded", "continuous"])
+@pytest.mark.parametrize("engine", ["padded", "fast", "continuous"])
 def test_no_engine_leaves_the_model_unusable_for_a_training_step(engine):
     """A trainer generates with its own model, then runs a plain forward and backward on it.
 
@@ -158,7 +151,7 @@ def test_a_script_that_never_closes_the_continuous_engine_still_exits(tmp_path):
     assert done.stdout.strip() == "2"
 
 
-@pytest.mark.parametrize("engine", ["padded", "continuous"])
+@pytest.mark.parametrize("engine", ["padded", "fast", "continuous"])
 def test_checkpoint_generation_defaults_do_not_leak_into_sampling(engine):
     model, tokenizer = build_tiny("qwen2", seed=2)
     model.generation_config.top_k = 1  # as a checkpoint's generation_config.json might set
@@ -170,7 +163,7 @@ def test_checkpoint_generation_defaults_do_not_leak_into_sampling(engine):
         backend.close()
     assert len({c.token_ids for c in out}) > 1  # top_k=1 would make every sample the same
     for c in out:
-        ref = reference_logprobs(model, c.prompt_token_ids, c)
+        ref = forward_logprobs(model, c.prompt_token_ids, c)
         assert max(abs(a - b) for a, b in zip(ref, c.logprobs, strict=True)) < 1e-4
 
 

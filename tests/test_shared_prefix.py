@@ -5,6 +5,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from forward_logprobs import forward_logprobs, random_tokens  # noqa: E402
+
 from genenv_gym.agents.backends import SamplingParams  # noqa: E402
 from genenv_gym.agents.backends.hf import HFBackend  # noqa: E402
 from genenv_gym.agents.backends.shared_prefix import (  # noqa: E402
@@ -19,18 +21,6 @@ def tiny():
     return build_tiny("qwen2", seed=4)
 
 
-def tokens(n, seed):
-    return torch.randint(3, 500, (n,), generator=torch.Generator().manual_seed(seed)).tolist()
-
-
-def reference_logprobs(model, prompt_ids, completion, temperature):
-    ids = list(prompt_ids) + list(completion.token_ids)
-    with torch.no_grad():
-        logits = model(torch.tensor([ids])).logits[0].float() / temperature
-    logp = torch.log_softmax(logits, dim=-1)
-    return [logp[len(prompt_ids) - 1 + j, t].item() for j, t in enumerate(completion.token_ids)]
-
-
 def both_ways(tiny, prompts, params, max_batch_size=64):
     model, tokenizer = tiny
     plain = HFBackend(model, tokenizer, engine="padded", share_prefixes=False, max_batch_size=max_batch_size)
@@ -43,15 +33,15 @@ def assert_same_and_exact(model, plain_out, shared_out, temperature):
         for p, s in zip(plain_row, shared_row, strict=True):
             assert s.ok and s.token_ids == p.token_ids and s.finish_reason == p.finish_reason
             assert max(abs(a - b) for a, b in zip(p.logprobs, s.logprobs, strict=True)) < 1e-4
-            ref = reference_logprobs(model, s.prompt_token_ids, s, temperature)
+            ref = forward_logprobs(model, s.prompt_token_ids, s, temperature)
             assert max(abs(a - b) for a, b in zip(ref, s.logprobs, strict=True)) < 1e-4
 
 
 @pytest.mark.parametrize("group_size", [1, 8])
 def test_samples_of_a_prompt_match_unshared_rows_and_a_full_forward(tiny, group_size):
     """Left-padded mix (4 lengths, two prompts sharing a head), sampled, G = 1 and G = 8."""
-    base = tokens(60, 0)
-    prompts = [base[:40], [*base[:55], 7, 8], tokens(30, 1), tokens(12, 2)]
+    base = random_tokens(60, 0)
+    prompts = [base[:40], [*base[:55], 7, 8], random_tokens(30, 1), random_tokens(12, 2)]
     params = SamplingParams(n=group_size, temperature=0.8, max_new_tokens=8, seed=5, ignore_eos=True)
     plain, plain_out, shared, shared_out = both_ways(tiny, prompts, params)
     assert_same_and_exact(tiny[0], plain_out, shared_out, 0.8)
@@ -65,7 +55,7 @@ def test_samples_of_a_prompt_match_unshared_rows_and_a_full_forward(tiny, group_
 def test_early_stops_and_split_micro_batches_match(tiny):
     """Rows that end at an end-of-turn id at different steps; groups cut across micro-batches of 6."""
     model, tokenizer = tiny
-    prompts = [tokens(50, 3), tokens(20, 4), tokens(35, 5)]
+    prompts = [random_tokens(50, 3), random_tokens(20, 4), random_tokens(35, 5)]
     params = SamplingParams(n=8, temperature=1.0, max_new_tokens=10, seed=9)
     probe = HFBackend(model, tokenizer, engine="padded", share_prefixes=False, max_batch_size=6)
     sampled = [c.token_ids for r in probe.generate(prompts, params.with_(ignore_eos=True)) for c in r]
@@ -84,8 +74,8 @@ def test_early_stops_and_split_micro_batches_match(tiny):
 
 def test_later_turns_share_the_task_prompt(tiny):
     """Chats of one task after a turn: the task's prompt in common, replies of different lengths after it."""
-    task = tokens(80, 6)
-    chats = [task + tokens(k, 10 + k) for k in (3, 9, 14, 20, 5, 7, 11, 2)]
+    task = random_tokens(80, 6)
+    chats = [task + random_tokens(k, 10 + k) for k in (3, 9, 14, 20, 5, 7, 11, 2)]
     params = SamplingParams(temperature=0.7, max_new_tokens=6, seed=2, ignore_eos=True)
     plain, plain_out, shared, shared_out = both_ways(tiny, chats, params)
     assert_same_and_exact(tiny[0], plain_out, shared_out, 0.7)
@@ -93,8 +83,8 @@ def test_later_turns_share_the_task_prompt(tiny):
 
 
 def test_plan_groups_rows_by_their_longest_useful_prefix():
-    a, b, c = tokens(100, 7), tokens(100, 8), tokens(30, 9)
-    system = tokens(20, 10)
+    a, b, c = random_tokens(100, 7), random_tokens(100, 8), random_tokens(30, 9)
+    system = random_tokens(20, 10)
     rows = [a] * 3 + [system + b[:50]] * 2 + [system + b[:60]] + [c]
     plan = plan_shared_prefixes(rows)
     assert plan is not None and len(plan.prefixes) == 3
@@ -108,14 +98,14 @@ def test_plan_groups_rows_by_their_longest_useful_prefix():
 
 
 def test_plan_is_none_when_nothing_is_shared():
-    assert plan_shared_prefixes([tokens(30, 11), tokens(30, 12), tokens(25, 13)]) is None
-    assert plan_shared_prefixes([tokens(30, 11)]) is None
+    assert plan_shared_prefixes([random_tokens(30, 11), random_tokens(30, 12), random_tokens(25, 13)]) is None
+    assert plan_shared_prefixes([random_tokens(30, 11)]) is None
     assert plan_shared_prefixes([[5], [5]]) is None  # a one-token prompt has nothing to share
 
 
 def test_plan_finds_common_prefixes_longer_than_a_comparison_block():
-    head = tokens(700, 14)
-    rows = [head[:600] + tokens(40, 15), head[:600] + tokens(40, 16), [*head, 1], head]
+    head = random_tokens(700, 14)
+    rows = [head[:600] + random_tokens(40, 15), head[:600] + random_tokens(40, 16), [*head, 1], head]
     plan = plan_shared_prefixes(rows)
     # one group of four sharing 600+ tokens saves more than two pairs sharing 600+ and 699
     assert plan is not None and len(plan.prefixes) == 1

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from genenv_gym.agents.backends import HF_ENGINES
 from genenv_gym.suggest import did_you_mean
 
 BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only", "learnability")
@@ -74,8 +75,9 @@ class AgentConfig:
     grad_clip: float = 1.0
     temperature: float = 1.0
     max_new_tokens: int = 512
-    #: the hf backend's engine for rollouts: ``padded`` (deterministic per seed) or ``continuous``.
-    rollout_engine: str = "padded"
+    #: the hf backend's engine for rollouts: ``auto`` (``fast`` on a GPU for the models it runs, else
+    #: ``padded``), ``fast``, ``padded`` or ``continuous``; all but ``continuous`` are deterministic per seed.
+    rollout_engine: str = "auto"
     #: sequences per generation call of the padded engine (long prompts need fewer to fit in memory).
     rollout_batch_size: int = 256
     #: vocabulary projection over this many positions at a time in the update (0: all at once).
@@ -207,9 +209,10 @@ class TrainConfig:
         self.simulator.validate()
         if self.agent.group_size < 2:
             raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
-        if self.agent.rollout_engine not in ("padded", "continuous"):
+        if self.agent.rollout_engine not in HF_ENGINES:
             raise ValueError(
-                f"agent.rollout_engine must be 'padded' or 'continuous', got {self.agent.rollout_engine!r}"
+                f"agent.rollout_engine must be one of {', '.join(HF_ENGINES)},"
+                f" got {self.agent.rollout_engine!r}"
             )
         if self.agent.rollout_batch_size < 1 or self.agent.logprob_chunk_tokens < 0:
             raise ValueError("agent.rollout_batch_size must be >= 1 and agent.logprob_chunk_tokens >= 0")

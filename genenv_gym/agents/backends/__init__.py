@@ -28,8 +28,11 @@ from genenv_gym.agents.backends.base import (
 from genenv_gym.agents.backends.scripted import ScriptedBackend
 
 KINDS = ("hf", "tiny", "sglang", "sglang-server", "openai")
+#: The hf backend's generation engines (``HFBackend(engine=...)``, the trainer's ``agent.rollout_engine``).
+HF_ENGINES = ("auto", "fast", "padded", "continuous")
 
 __all__ = [
+    "HF_ENGINES",
     "KINDS",
     "Backend",
     "BackendError",

@@ -1,14 +1,17 @@
 """The ``hf`` backend: transformers generation on CPU or GPU, batched, with token ids and logprobs.
 
-Two engines:
+Three engines (``engine="auto"`` picks ``fast`` on a GPU for the model families it runs, else ``padded``):
 
-- ``padded`` (the default everywhere, ``engine="auto"``): prompts sorted by length, cut into micro-batches
+- ``fast`` (``backends.fast``): no left padding and no padding mask on the hot path. Shared prompt prefixes
+  prefilled once with causal attention over right-padded prompts, each row's suffix at its true positions,
+  a static KV cache and a decode step captured as a CUDA graph per bucketed shape; rows that finish early
+  are dropped from the batch. Llama-family models only (``fast.SUPPORTED_MODEL_TYPES``).
+- ``padded`` (the default on a CPU): prompts sorted by length, cut into micro-batches
   of ``max_batch_size``, left-padded and decoded together by ``model.generate`` with a KV cache. Rows of a
   micro-batch that share a prompt prefix (the G samples of a task; their chats in later turns) prefill it
   once and fan its KV cache out (``share_prefixes``, see ``shared_prefix``): the same tokens and logprobs,
-  fewer prefill positions. Fastest measured on CPU and on an H100 (``benchmarks/rollout_throughput.py``,
-  docs/llm_stack.md). ``static_cache=True`` adds transformers' static cache with ``torch.compile``d decoding,
-  which pays off only when the same batch shapes recur (it recompiles per shape; no prefix sharing).
+  fewer prefill positions. ``static_cache=True`` adds transformers' static cache with ``torch.compile``d
+  decoding, which pays off only when the same batch shapes recur (it recompiles per shape; no prefix sharing).
 - ``continuous``: transformers' continuous-batching manager (``init_continuous_batching``): a paged KV
   cache, no padding, finished sequences replaced by waiting ones at every step, CUDA graphs on GPU. Its
   manager is kept alive between calls and rebuilt only when the temperature / top-p / top-k change; the
@@ -35,6 +38,7 @@ from typing import Any
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessor
 
+from genenv_gym.agents.backends import HF_ENGINES
 from genenv_gym.agents.backends.base import (
     Backend,
     BackendError,
@@ -44,6 +48,7 @@ from genenv_gym.agents.backends.base import (
     error_completion,
     finish_tokens,
 )
+from genenv_gym.agents.backends.fast import FastEngine, unsupported_reason
 from genenv_gym.agents.backends.shared_prefix import (
     batch_layout,
     cache_keyword,
@@ -52,8 +57,6 @@ from genenv_gym.agents.backends.shared_prefix import (
     prefill_shared_prefixes,
 )
 from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
-
-ENGINES = ("auto", "padded", "continuous")
 
 logger = logging.getLogger(__name__)
 
@@ -96,13 +99,16 @@ class HFBackend(Backend):
         tokenizer: a tokenizer object or path (default: the model's directory).
         device: ``cuda`` when available, else ``cpu``.
         dtype: ``bfloat16`` on GPU, ``float32`` on CPU.
-        engine: ``auto`` (``padded``, the fastest measured on CPU and GPU), ``padded`` or ``continuous``.
-        max_batch_size: sequences per micro-batch on the padded engine (and the most concurrent requests
-            of the continuous engine).
+        engine: ``auto`` (``fast`` on a GPU where the model is supported, else ``padded``), ``fast``,
+            ``padded`` or ``continuous``.
+        max_batch_size: sequences per micro-batch on the padded engine, rows decoded together on the fast
+            engine, the most concurrent requests of the continuous engine.
         static_cache: on the padded engine, use a static KV cache with compiled decoding.
         continuous_config: extra ``ContinuousBatchingConfig`` fields (``num_blocks``, ``page_size``, ...).
         model_name: the name recorded in provenance (default: the path or the config's name).
-        share_prefixes: on the padded engine, prefill a prompt prefix shared by rows of a micro-batch once.
+        share_prefixes: on the padded and fast engines, prefill a prompt prefix shared by rows of a batch
+            once.
+        fast_config: extra ``FastEngine`` arguments (``compile``, ``graphs``, ``cache_memory_fraction``, ...).
     """
 
     def __init__(
@@ -118,9 +124,10 @@ class HFBackend(Backend):
         model_name: str | None = None,
         trust_remote_code: bool = False,
         share_prefixes: bool = True,
+        fast_config: Mapping[str, Any] | None = None,
     ) -> None:
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        if engine not in HF_ENGINES:
+            raise ValueError(f"engine must be one of {HF_ENGINES}, got {engine!r}")
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
         if isinstance(model, (str, Path)):
@@ -150,15 +157,18 @@ class HFBackend(Backend):
         self.tokenizer = tokenizer
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        # auto = padded on every device: on an H100 it ran 4,142 tok/s against continuous's 598 (issue 25)
-        self.engine = "padded" if engine == "auto" else engine
+        if engine == "fast" and (reason := unsupported_reason(self.model)) is not None:
+            raise BackendError(f"hf: the fast engine cannot run {self.model_name}: {reason}")
+        self.engine = _auto_engine(self.model) if engine == "auto" else engine
         self.max_batch_size = max_batch_size
         self.static_cache = static_cache
         self.continuous_config = dict(continuous_config or {})
+        self.fast_config = dict(fast_config or {})
         self.share_prefixes = share_prefixes
         #: Token positions the padded engine's prefill forwards have computed (padding included).
         self.prefill_positions = 0
         self._managers: dict[tuple, Any] = {}
+        self._fast: FastEngine | None = None
         self._paged_attention: str | None = None  # the attention the continuous manager switched to
         self._lock = threading.Lock()
         _LIVE_BACKENDS.add(self)
@@ -207,6 +217,8 @@ class HFBackend(Backend):
             try:
                 if self.engine == "continuous":
                     outputs = self._generate_continuous([ids for _, ids in rows], params)
+                elif self.engine == "fast":
+                    outputs = self._generate_fast([ids for _, ids in rows], params)
                 else:
                     outputs = self._generate_padded([ids for _, ids in rows], params)
             finally:
@@ -231,10 +243,42 @@ class HFBackend(Backend):
             self.close()
 
     def close(self) -> None:
-        """Stop the continuous-batching manager and free its paged KV cache (the next call rebuilds it)."""
+        """Free the engines' KV caches (the continuous manager stops); the next call allocates them again."""
         for manager in self._managers.values():
             _stop_manager(manager)
         self._managers.clear()
+        if self._fast is not None:
+            self._fast.close()
+
+    # ------------------------------------------------------------------------------------------------
+    def _generate_fast(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
+        if self._fast is None or self._fast.device != self.device:
+            self._fast = FastEngine(
+                self.model,
+                **{"max_batch_size": self.max_batch_size, "share_prefixes": self.share_prefixes}
+                | self.fast_config,
+            )
+        engine, eos_ids = self._fast, self.end_of_turn_ids()
+        before = engine.prefill_positions
+        try:
+            generated = engine.generate(prompts, params, eos_ids)
+        except (RuntimeError, ValueError) as exc:  # e.g. out of memory
+            engine.close()
+            return [error_completion(f"hf fast engine failed: {exc}", ids) for ids in prompts]
+        finally:
+            self.prefill_positions += engine.prefill_positions - before
+        return [
+            finish_tokens(
+                g.token_ids,
+                g.logprobs if params.logprobs else None,
+                params,
+                eos_ids,
+                self.decode,
+                ids,
+                length_limited=g.length_limited,
+            )
+            for g, ids in zip(generated, prompts, strict=True)
+        ]
 
     # ------------------------------------------------------------------------------------------------
     def _generate_padded(self, prompts: list[list[int]], params: SamplingParams) -> list[Completion]:
@@ -433,6 +477,12 @@ def _close_live_backends() -> None:
 # The manager's generation thread is not a daemon: without this, a script that never calls close() hangs
 # at exit. threading's own exit hooks run before it joins such threads (atexit runs after: too late).
 getattr(threading, "_register_atexit", atexit.register)(_close_live_backends)
+
+
+def _auto_engine(model: Any) -> str:
+    """``fast`` on a GPU for a model it runs, else ``padded`` (docs/llm_stack.md has the measurements)."""
+    on_gpu = next(model.parameters()).device.type == "cuda"
+    return "fast" if on_gpu and unsupported_reason(model) is None else "padded"
 
 
 def _set_attention(model: Any, implementation: str | None) -> None:
