@@ -80,3 +80,35 @@ def test_denominator_makes_micro_batches_add_up() -> None:
         for i in range(2)
     )
     assert parts.item() == pytest.approx(whole.item())
+
+
+def test_right_padded_rows_need_no_attention_mask() -> None:
+    """The trainer's micro-batches pass no mask: real tokens' logprobs equal the masked forward's."""
+    from genenv_gym.agents.tiny_model import build_tiny
+    from genenv_gym.train.grpo import token_logprobs
+
+    model, _ = build_tiny("qwen2", seed=1)
+    ids = torch.randint(3, 400, (3, 12), generator=torch.Generator().manual_seed(0))
+    lengths = torch.tensor([12, 7, 4])
+    mask = (torch.arange(12).unsqueeze(0) < lengths.unsqueeze(1)).long()
+    ids = ids.masked_fill(mask == 0, 0)
+    with torch.no_grad():
+        masked = token_logprobs(model, ids, mask, chunk_tokens=5)
+        unmasked = token_logprobs(model, ids, None, chunk_tokens=5)
+    real = mask.bool()
+    assert torch.allclose(masked[real], unmasked[real], atol=1e-5)
+
+
+def test_fused_logit_reading_gives_the_same_logprobs_and_gradients() -> None:
+    """The compiled reading of the logits (used on GPUs) against the eager one, forward and backward."""
+    from genenv_gym.train.grpo import chosen_logprobs
+
+    generator = torch.Generator().manual_seed(0)
+    for shape in ((2, 7, 50), (3, 11, 50)):  # a second shape reuses the dynamic-shape compilation
+        logits = torch.randn(*shape, generator=generator, requires_grad=True)
+        target = torch.randint(0, 50, shape[:2], generator=generator)
+        eager = chosen_logprobs(logits, target)
+        (eager_grad,) = torch.autograd.grad((eager * torch.arange(shape[1])).sum(), logits)
+        fused = chosen_logprobs(logits, target, fused=True)
+        (fused_grad,) = torch.autograd.grad((fused * torch.arange(shape[1])).sum(), logits)
+        assert torch.allclose(eager, fused, atol=1e-5) and torch.allclose(eager_grad, fused_grad, atol=1e-5)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.utils.checkpoint
@@ -141,21 +142,29 @@ def grpo_loss(
 
 
 def token_logprobs(
-    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunk_tokens: int = 0
+    model: torch.nn.Module,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    chunk_tokens: int = 0,
+    fused: bool | None = None,
 ) -> torch.Tensor:
     """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0).
 
-    Right-padded batches: ``attention_mask`` is 1 on real tokens. With ``chunk_tokens > 0`` (and a model
-    that exposes its decoder and LM head, as transformers' causal LMs do) the vocabulary projection runs
-    over ``chunk_tokens`` positions at a time under activation checkpointing, so the ``[batch, seq, vocab]``
-    float logits are never held whole: the memory of long rollouts with a 150k vocabulary.
+    Right-padded batches: ``attention_mask`` is 1 on real tokens, or None (a causal model's real tokens
+    never attend to the padding after them, so their logprobs are the same). With ``chunk_tokens > 0``
+    (and a model that exposes its decoder and LM head, as transformers' causal LMs do) the vocabulary
+    projection runs over ``chunk_tokens`` positions at a time under activation checkpointing, so the
+    ``[batch, seq, vocab]`` float logits are never held whole: the memory of long rollouts with a 150k
+    vocabulary. ``fused`` (default: on a GPU) reads the logits through one ``torch.compile``d function,
+    forward and backward, instead of several passes over the ``[.., vocab]`` tensor.
     """
     target = input_ids[:, 1:]
+    fused = input_ids.is_cuda if fused is None else fused
     decoder = getattr(model, "get_decoder", lambda: None)()
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if chunk_tokens <= 0 or decoder is None or head is None:
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
-        lp = _chosen_logprobs(logits, target)
+        lp = chosen_logprobs(logits, target, fused)
     else:
         hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state[:, :-1]
         parts = []
@@ -163,11 +172,29 @@ def token_logprobs(
             end = start + chunk_tokens
             parts.append(
                 torch.utils.checkpoint.checkpoint(
-                    _head_logprobs, head, hidden[:, start:end], target[:, start:end], use_reentrant=False
+                    _head_logprobs,
+                    head,
+                    hidden[:, start:end],
+                    target[:, start:end],
+                    fused,
+                    use_reentrant=False,
                 )
             )
         lp = torch.cat(parts, dim=1)
     return torch.cat([torch.zeros_like(lp[:, :1]), lp], dim=1)
+
+
+def chosen_logprobs(logits: torch.Tensor, target: torch.Tensor, fused: bool = False) -> torch.Tensor:
+    """``log softmax(logits)[target]`` in float32; ``fused``: through the compiled function."""
+    if not fused:
+        return _chosen_logprobs(logits, target)
+    if "chosen" not in _COMPILED:
+        _COMPILED["chosen"] = torch.compile(_chosen_logprobs, dynamic=True)
+    return _COMPILED["chosen"](logits, target)
+
+
+#: Compiled functions, made on first use (compiling costs seconds; most runs never need it).
+_COMPILED: dict[str, Any] = {}
 
 
 def _chosen_logprobs(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -176,8 +203,10 @@ def _chosen_logprobs(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor
     return logits.gather(-1, target.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
-def _head_logprobs(head: torch.nn.Module, hidden: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    return _chosen_logprobs(head(hidden), target)
+def _head_logprobs(
+    head: torch.nn.Module, hidden: torch.Tensor, target: torch.Tensor, fused: bool = False
+) -> torch.Tensor:
+    return chosen_logprobs(head(hidden), target, fused)
 
 
 def pad_right(rows: Sequence[Sequence[float]], value: float, dtype: torch.dtype) -> torch.Tensor:

@@ -269,7 +269,9 @@ class Trainer:
     def _micro_loss(self, rows: list[Trajectory], advantages: torch.Tensor, tokens: float) -> Any:
         dev = self.device
         ids = pad_right([t.token_ids for t in rows], self.tokenizer.pad_token_id, torch.long).to(dev)
-        attention = pad_right([[1] * len(t.token_ids) for t in rows], 0, torch.long).to(dev)
+        # Right padding under causal attention: no real token attends to a pad, so no mask is needed, and
+        # without one the attention runs as the fused causal kernel on a GPU.
+        attention = None
         mask = pad_right([t.mask for t in rows], 0, torch.float32).to(dev)
         old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
         ref = None
