@@ -56,6 +56,14 @@ from genenv_gym.agents.tiny_model import SIZES, build_model, build_tokenizer
 
 #: One H100 SXM's HBM3 bandwidth, bytes/s.
 H100_HBM_BANDWIDTH = 3.35e12
+#: Datasheet HBM bandwidth by device-name fragment, bytes/s (first match wins).
+HBM_BANDWIDTH = {"H200": 4.8e12, "H100 PCIe": 2.0e12, "H100": H100_HBM_BANDWIDTH, "A100": 2.0e12}
+
+
+def hbm_bandwidth(device: torch.device) -> float:
+    """The roofline's bandwidth for ``device``: its datasheet figure where known, else an H100 SXM's."""
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else ""
+    return next((b for fragment, b in HBM_BANDWIDTH.items() if fragment in name), H100_HBM_BANDWIDTH)
 
 
 @dataclass(frozen=True)
@@ -92,7 +100,7 @@ def time_backend(backend: HFBackend, prompts: list[list[int]], group_size: int, 
     errors = [c.error for r in results for c in r if not c.ok]
     if errors:
         raise RuntimeError(f"generation failed: {errors[0]}")
-    counted = backend.engine == "padded"  # the continuous manager does not report its prefill
+    counted = backend.engine != "continuous"  # the continuous manager does not report its prefill
     return Run(
         elapsed,
         sum(len(c.token_ids) for r in results for c in r),
@@ -173,7 +181,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a later turn: each row's chat continues its task prompt with its own reply of this many tokens",
     )
     parser.add_argument("--new-tokens", type=int, default=16)
-    parser.add_argument("--engines", nargs="+", default=["padded"], choices=["padded", "continuous"])
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        default=["padded"],
+        choices=["fast", "fast-compiled", "padded", "static", "continuous"],
+        help="hf engines; static = the padded engine with transformers' static cache (no prefix sharing);"
+        " fast-compiled = the fast engine with torch.compile'd layers",
+    )
     parser.add_argument(
         "--prefix-sharing", nargs="+", default=["on"], choices=["on", "off"], help="hf rows with it on / off"
     )
@@ -182,16 +197,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--warmup-runs", type=int, default=1, help="untimed runs of each method per shape")
     parser.add_argument(
+        "--warmup-new-tokens",
+        type=int,
+        default=None,
+        help="new tokens of a warm-up run (default --new-tokens; fewer keep the prompts' shape at less cost)",
+    )
+    parser.add_argument(
         "--repeats", type=int, default=3, help="timed runs per method (interleaved); the fastest is kept"
     )
     parser.add_argument(
         "--max-run-seconds",
         type=float,
         default=None,
-        help="a method whose warm-up took longer is timed once (keeps a slow engine from eating the budget)",
+        help="a method whose warm-up (scaled to --new-tokens) took longer is timed once (keeps a slow engine"
+        " from eating the budget)",
     )
     parser.add_argument(
-        "--hbm-bandwidth", type=float, default=H100_HBM_BANDWIDTH, help="bytes/s for the roofline"
+        "--hbm-bandwidth",
+        type=float,
+        default=None,
+        help="bytes/s for the roofline (default: the datasheet figure of a known GPU, else an H100 SXM's)",
     )
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     args = parser.parse_args(argv)
@@ -213,11 +238,17 @@ def build_backends(model, tokenizer, args: argparse.Namespace) -> dict[tuple[str
                 if sharing != args.prefix_sharing[0]:
                     continue
                 sharing = "default"
-            on = sharing != "off"
+            if engine == "static":  # transformers' static cache takes no prefix sharing
+                if sharing != args.prefix_sharing[0]:
+                    continue
+                sharing = "-"
+            on = sharing not in ("off", "-")
             backends[(engine, sharing)] = HFBackend(
                 model,
                 tokenizer,
-                engine=engine,
+                engine={"static": "padded", "fast-compiled": "fast"}.get(engine, engine),
+                static_cache=engine == "static",
+                fast_config={"compile": True} if engine == "fast-compiled" else None,
                 max_batch_size=max(args.batch_sizes),
                 share_prefixes=on,
                 continuous_config={"allow_block_sharing": on} if continuous and switchable else None,
@@ -230,6 +261,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
+    if args.hbm_bandwidth is None:
+        args.hbm_bandwidth = hbm_bandwidth(device)
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     tokenizer = build_tokenizer()
     overrides: dict[str, Any] = {}
@@ -277,11 +310,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                 replies = make_prompts(batch, args.reply_tokens, args.jitter, vocab, seed=batch + 1)
                 expanded = [p + r for p, r in zip(expanded, replies, strict=True)]
                 calls, n = (expanded, 1)
-            runs: list[tuple[str, str, Callable[[], Run]]] = [
+            runs: list[tuple[str, str, Callable[[int], Run]]] = [
                 (
                     f"hf:{engine}",
                     sharing,
-                    partial(time_backend, backend, calls, n, args.new_tokens),
+                    partial(time_backend, backend, calls, n),
                 )
                 for (engine, sharing), backend in backends.items()
             ]
@@ -290,7 +323,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                     (
                         "generate:batched",
                         "-",
-                        partial(plain_generate, model, expanded, args.new_tokens, pad, True),
+                        partial(plain_generate, model, expanded, pad=pad, batched=True),
                     )
                 )
                 if batch <= args.loop_max_batch:
@@ -298,7 +331,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                         (
                             "generate:loop",
                             "-",
-                            partial(plain_generate, model, expanded, args.new_tokens, pad, False),
+                            partial(plain_generate, model, expanded, pad=pad, batched=False),
                         )
                     )
             rows += measure(model, runs, args, batch, lengths, expanded)
@@ -319,7 +352,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
 
 def measure(
     model,
-    runs: list[tuple[str, str, Callable[[], Run]]],
+    runs: list[tuple[str, str, Callable[[int], Run]]],
     args: argparse.Namespace,
     batch: int,
     lengths: str,
@@ -328,15 +361,16 @@ def measure(
     """Warm every method at this shape, time them interleaved, keep each one's fastest run, print rows."""
     repeats = {}
     for method, sharing, run in runs:
-        warm = [run() for _ in range(args.warmup_runs)]
-        slow = args.max_run_seconds is not None and warm and warm[-1].seconds > args.max_run_seconds
+        warm = [run(args.warmup_new_tokens or args.new_tokens) for _ in range(args.warmup_runs)]
+        scale = args.new_tokens / (args.warmup_new_tokens or args.new_tokens)
+        slow = args.max_run_seconds is not None and warm and warm[-1].seconds * scale > args.max_run_seconds
         repeats[(method, sharing)] = 1 if slow else args.repeats
     best: dict[tuple[str, str], Run] = {}
     for repeat in range(args.repeats):
         for method, sharing, run in runs:
             if repeat >= repeats[(method, sharing)]:
                 continue
-            result = run()
+            result = run(args.new_tokens)
             if (method, sharing) not in best or result.seconds < best[(method, sharing)].seconds:
                 best[(method, sharing)] = result
     tasks = batch // args.group_size

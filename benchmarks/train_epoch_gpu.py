@@ -61,9 +61,15 @@ def main() -> None:
     parser.add_argument("--group-size", type=int, default=8)
     parser.add_argument("--new-tokens", type=int, default=512)
     parser.add_argument("--micro-tasks", type=int, default=1, help="tasks (x G rows) per micro-batch")
-    parser.add_argument("--engine", default="padded", choices=["padded", "continuous"])
+    parser.add_argument("--engine", default="auto", choices=["auto", "fast", "padded", "continuous"])
     parser.add_argument("--rollout-batch", type=int, default=64, help="sequences per padded generate call")
     parser.add_argument("--epochs", type=int, default=1, help="epochs timed (the first includes warm-up)")
+    parser.add_argument(
+        "--compile-rollout",
+        choices=["default", "on", "off"],
+        default="default",
+        help="the fast engine's torch.compile'd layers (default: the engine's own choice)",
+    )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("overrides", nargs="*", help="extra section.key=value config overrides")
     args = parser.parse_args()
@@ -96,12 +102,18 @@ def main() -> None:
     start = time.perf_counter()
     trainer = Trainer(cfg)
     build_seconds = time.perf_counter() - start
+    if args.compile_rollout != "default":
+        trainer.backend.fast_config["compile"] = args.compile_rollout == "on"
     n = matmul_params(trainer.model)
     device = trainer.device
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     peak = peak_flops(name) if device.type == "cuda" else None
     print(f"device {name}; model {args.shape}: {sum(p.numel() for p in trainer.model.parameters()):,} params")
-    print(f"dtype {next(trainer.model.parameters()).dtype}; matmul params {n:,}; built {build_seconds:.1f}s")
+    print(
+        f"dtype {next(trainer.model.parameters()).dtype}; matmul params {n:,}; built {build_seconds:.1f}s;"
+        f" rollout engine {trainer.backend.engine} (compile: {args.compile_rollout});"
+        f" overrides {args.overrides}"
+    )
 
     rows = []
     trainer.reference = copy.deepcopy(trainer.model).eval().requires_grad_(False)
@@ -133,7 +145,13 @@ def main() -> None:
         print(json.dumps(result))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"device": name, "shape": args.shape, "engine": args.engine, "torch": torch.__version__}
+        meta = {
+            "device": name,
+            "shape": args.shape,
+            "engine": trainer.backend.engine,
+            "torch": torch.__version__,
+            "overrides": args.overrides,
+        }
         args.out.write_text(json.dumps({"meta": meta, "epochs": rows}, indent=2))
 
 
