@@ -27,7 +27,8 @@ def script():
 def test_every_engine_length_mix_batch_and_sharing_gets_a_row_with_its_roofline(script, tmp_path):
     out = tmp_path / "matrix.json"
     argv = ["--size", "tiny", "--batch-sizes", "2", "4", "--group-size", "2", "--prompt-tokens", "12"]
-    argv += ["--new-tokens", "2", "--engines", "padded", "continuous", "--lengths", "ragged", "same"]
+    argv += ["--new-tokens", "2", "--engines", "fast", "padded", "static", "continuous"]
+    argv += ["--lengths", "ragged", "same", "--warmup-new-tokens", "1"]
     argv += ["--prefix-sharing", "on", "off", "--repeats", "2", "--loop-max-batch", "0", "--out", str(out)]
     rows = script.main(argv)
     assert json.loads(out.read_text())["rows"] == rows
@@ -38,22 +39,24 @@ def test_every_engine_length_mix_batch_and_sharing_gets_a_row_with_its_roofline(
     }
     assert hf == {
         (f"hf:{e}", s, p, b)
-        for e in ("padded", "continuous")
+        for e in ("fast", "padded", "continuous")
         for s in ("on", "off")
         for p in ("ragged", "same")
         for b in (2, 4)
-    }
-    assert {r["method"] for r in rows} == {"hf:padded", "hf:continuous", "generate:batched"}
+    } | {("hf:static", "-", p, b) for p in ("ragged", "same") for b in (2, 4)}
+    methods = {"hf:fast", "hf:padded", "hf:static", "hf:continuous", "generate:batched"}
+    assert {r["method"] for r in rows} == methods
     for r in rows:
         assert r["tokens"] == r["batch"] * 2 and r["runs"] == 2
         assert 0 < r["roofline_fraction"] < 1 and r["tokens_per_s"] > 0
-    padded = {(r["prefix_sharing"], r["prompts"], r["batch"]): r for r in rows if r["method"] == "hf:padded"}
-    for (sharing, prompts, batch), r in padded.items():
-        if sharing == "on":  # two rows per task prompt: it is prefilled once
-            assert (
-                r["prefill_positions_per_task"]
-                < padded[("off", prompts, batch)]["prefill_positions_per_task"]
-            )
+    for engine in ("hf:padded", "hf:fast"):
+        same = {(r["prefix_sharing"], r["prompts"], r["batch"]): r for r in rows if r["method"] == engine}
+        for (sharing, prompts, batch), r in same.items():
+            if sharing == "on":  # two rows per task prompt: it is prefilled once
+                assert (
+                    r["prefill_positions_per_task"]
+                    < same[("off", prompts, batch)]["prefill_positions_per_task"]
+                )
 
 
 def test_roofline_of_the_qwen_shape_matches_the_issue_arithmetic(script):
