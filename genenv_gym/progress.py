@@ -34,9 +34,11 @@ class Progress:
         total: int | None = None,
         desc: str = "",
         enabled: bool = True,
-        refresh_s: float = NOTE_REFRESH_S,
+        refresh_s: float | None = None,
     ) -> None:
-        self.total, self.desc, self.enabled, self.refresh_s = total, desc, enabled, refresh_s
+        self.total, self.desc, self.enabled = total, desc, enabled
+        #: seconds between two redraws caused by ``note`` (default ``NOTE_REFRESH_S``, read now)
+        self.refresh_s = NOTE_REFRESH_S if refresh_s is None else refresh_s
         self.count = self.tokens = self.requests = 0
         self.start = self.last_drawn = time.monotonic()
         self._lock = threading.Lock()  # backends may note from their worker threads

@@ -68,7 +68,8 @@ def test_the_bar_shows_the_tokens_of_a_batch_before_its_first_episode_ends(capsy
     )
     assert report.episodes == 2
     frames = capsys.readouterr().err.replace("\n", "\r").split("\r")
-    first_token_frame = next(i for i, f in enumerate(frames) if " tokens (" in f and "0/2" in f)
+    first_token_frame = next((i for i, f in enumerate(frames) if " tokens (" in f and "0/2" in f), None)
+    assert first_token_frame is not None, frames
     first_episode_frame = next(i for i, f in enumerate(frames) if "1/2" in f or "2/2" in f)
     assert first_token_frame < first_episode_frame, frames
     assert "16 tokens (" in frames[-2] or "16 tokens (" in "".join(frames[-3:])  # 2 rows x 8 steps in all

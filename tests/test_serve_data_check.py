@@ -60,7 +60,10 @@ def started(monkeypatch):
     return served
 
 
-def test_serve_starts_with_the_ids_that_can_play_and_refuses_when_none_can(started, tmp_path, capsys):
+def test_serve_starts_with_the_ids_that_can_play_and_refuses_when_none_can(
+    started, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("GENENV_DATA_DIR", "")  # --data-dir sets it for the process: undone after the test
     envs = [f"--env={env_id}" for env_id in IDS]
     assert main(["serve", "--data-dir", str(tmp_path), *envs]) == 0
     assert started == [["GenEnv-Sim-BFCL-v0", "GenEnv-Digits-v0"]]
