@@ -77,8 +77,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "reward_per_step": rewards,
     }
     if setup.tasks.simulated:
-        summary["curriculum_updates"] = len(setup.tasks.updates)
-        summary["curriculum"] = setup.tasks.base.curriculum_state()
+        state = setup.tasks.base.curriculum_state()
+        updates = setup.tasks.updates
+        summary["curriculum"] = {
+            # every finished GRPO group reaches the simulator; RWR takes a step only on a group whose success
+            # p is in the band |p - alpha| <= k_min, so a model that always fails (or always succeeds) gives
+            # groups_reported > 0 and rwr_steps == 0
+            "groups_reported": len(updates),
+            "rwr_steps": int(sum(u["kept_batches"] for u in updates)),
+            "mean_level": state["mean_level"],
+            "level_probs": [round(p, 4) for p in state["level_probs"]],
+        }
     print(json.dumps(summary, default=str))
     return summary
 

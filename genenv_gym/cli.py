@@ -212,7 +212,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             except (MissingDataError, ImportError) as error:
                 if not args.suite:
                     raise
-                missing[env_id] = str(error).splitlines()[0]
+                missing[env_id] = _missing_line(error, env_kwargs)
                 print(f"\n{env_id}: not run: {missing[env_id]}", file=sys.stderr)
                 continue
             resumed = f" ({report.resumed} episodes from the earlier run)" if report.resumed else ""
@@ -249,6 +249,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if all(r.failed_requests == r.requests for r in reports if r.requests):
             return 1
     return 0
+
+
+def _missing_line(error: Exception, env_kwargs: dict) -> str:
+    """One line on why a suite's env did not run, with the command that fixes it."""
+    from genenv_gym.data_dir import MissingDataError, data_root, fetch_command
+
+    line = str(error).splitlines()[0]
+    if isinstance(error, MissingDataError) and error.benchmark:
+        line += f"; get it with: {fetch_command(error.benchmark, data_root(env_kwargs.get('data_dir')))}"
+    return line
 
 
 def _where_interrupted(env_id: str, env_ids: list[str], reports: list, args: argparse.Namespace) -> str:
@@ -391,7 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="fetch a benchmark's data first when it is missing (genenv data fetch); without it, a fresh "
         "install with no data dir runs on the package's small fixtures and says so",
     )
-    eval_parser.add_argument("--seed", type=int, default=0)
+    eval_parser.add_argument(
+        "--seed", type=int, default=0, help="seeds the envs and the sampling (default: 0)"
+    )
     eval_parser.add_argument(
         "--env-kwargs",
         metavar="JSON",
@@ -399,14 +411,21 @@ def build_parser() -> argparse.ArgumentParser:
         'env\'s tasks: \'{"simulator": "llm", "simulator_kwargs": {"backend": "openai:MODEL@URL"}}\'',
     )
     eval_parser.add_argument(
-        "--temperature", type=float, default=0.0, help="LLM agents: sampling temperature"
+        "--temperature", type=float, default=0.0, help="LLM agents: sampling temperature (default: 0, greedy)"
     )
-    eval_parser.add_argument("--max-new-tokens", type=int, default=512, help="LLM agents: reply length limit")
+    eval_parser.add_argument(
+        "--max-new-tokens",
+        type=int,
+        default=512,
+        help="LLM agents: the most tokens of one reply (default: 512); on a CPU the time of a step grows "
+        "with it",
+    )
     eval_parser.add_argument(
         "--batch-size",
         type=int,
         default=1,
-        help="LLM agents on benchmark envs: episodes played at once, one batched model call per step",
+        help="LLM agents on benchmark envs: episodes played at once, one batched model call per step "
+        "(default: 1); the progress bar counts the tokens generated meanwhile",
     )
     eval_parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     eval_parser.add_argument("--csv", metavar="PATH", help="also write the results as CSV")

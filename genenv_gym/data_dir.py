@@ -52,6 +52,13 @@ def benchmark_file(benchmark: str, relative: str, data_dir: str | os.PathLike | 
     return path
 
 
+def fetch_command(benchmark: str, data_dir: str | os.PathLike | None = None) -> str:
+    """The command that fetches ``benchmark`` into ``data_dir`` (``--dir`` left out for the default one)."""
+    if data_dir is None or Path(data_dir).expanduser() == cache_home() / "data":
+        return f"genenv data fetch {benchmark}"
+    return f"genenv data fetch {benchmark} --dir {data_dir}"
+
+
 def file_version(path: str | os.PathLike) -> str:
     """What tells an edited data file from the one read before: its resolved path, size and modification
     time (``missing`` when it is absent)."""
@@ -76,7 +83,7 @@ def _hint(root: Path, benchmark: str, relative: str) -> str:
         if nested:
             return f"the {benchmark} files are {depth} deeper: point {where} at {nested[0]}."
     return (
-        f"Fetch them with: genenv data fetch {benchmark} --dir {root}\n"
+        f"Fetch them with: {fetch_command(benchmark, root)}\n"
         f"(or put the official {benchmark} files under {root / benchmark}, or point {ENV_VAR} at a folder "
         f"that holds a '{benchmark}/' sub-folder; README.md, section 'Benchmark data', says more)."
     )

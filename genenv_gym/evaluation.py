@@ -28,6 +28,7 @@ import json
 import time
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,13 +36,22 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.agents.backends.progress import reporting_generation
 from genenv_gym.agents.scripted import make_agent
-from genenv_gym.progress import progress
+from genenv_gym.progress import Progress
 
 SCRIPTED_AGENTS = ("oracle", "random")
 #: Rejection reasons of an LLM simulator shown under the table (the JSON report keeps ``TOP_REASONS_KEPT``).
 TOP_REASONS_SHOWN = 5
 TOP_REASONS_KEPT = 20
+#: The narrowest first column of ``EvalReport.table`` (wider when a category name needs it).
+NAME_WIDTH = 26
+#: Error types shown under the table, most frequent first, each with one example (the JSON has them all).
+TOP_FAILURES_SHOWN = 5
+#: Characters of an example reply / reason shown under the table.
+EXAMPLE_CHARS = 100
+#: Characters of an env's error reason kept in an episode record.
+ERROR_CHARS_KEPT = 1000
 
 
 class ResumeError(RuntimeError):
@@ -75,6 +85,8 @@ class EvalReport:
     #: Simulator envs with an environment LLM: its tasks written, accepted and rejected by kind, the top
     #: rejection reasons (``screening_summary``); empty for other envs.
     screening: dict[str, Any] = field(default_factory=dict)
+    #: error type -> its first episode: ``{"task_id", "reply" (its last action), "error" (the env's reason)}``
+    error_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -105,6 +117,14 @@ class EvalReport:
         self.steps_sum += int(record.get("steps", 1))
         if record.get("error_type"):
             self.errors[record["error_type"]] = self.errors.get(record["error_type"], 0) + 1
+            self.error_examples.setdefault(
+                record["error_type"],
+                {
+                    "task_id": record.get("task_id"),
+                    "reply": (record.get("actions") or [""])[-1],
+                    "error": record.get("error") or "",
+                },
+            )
         self.requests += int(record.get("requests", 0))
         self.failed_requests += int(record.get("failed_requests", 0))
         self.request_error = self.request_error or str(record.get("request_error") or "")
@@ -123,6 +143,7 @@ class EvalReport:
             "mean_steps": self.steps_sum / episodes if episodes else 0.0,
             "summary": self.summary,
             "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
+            "error_examples": self.error_examples,
             "levels": {
                 str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
                 for lvl in sorted(self.level_total)
@@ -136,21 +157,25 @@ class EvalReport:
         } | ({"screening": self.screening} if self.screening else {})
 
     def table(self) -> str:
-        """A plain-text table: one row per category, the overall row, the summaries; levels for simulators."""
-        rows = [f"{'category':<26}{'passed':>8}{'total':>8}{'accuracy':>10}"]
+        """A plain-text table: one row per category, the overall row, the summaries; levels for simulators.
+        The first column is as wide as its longest name, so long category names keep the columns aligned."""
+        names = [*self.total, *(str(level) for level in self.level_total), "category", "overall"]
+        width = max(NAME_WIDTH, max(len(n) for n in names) + 2)
+        summary_width = max([width + 16, *(len(name) + 2 for name in self.summary)])
+        rows = [f"{'category':<{width}}{'passed':>8}{'total':>8}{'accuracy':>10}"]
         for category in self.total:
             rows.append(
-                f"{category:<26}{self.passed[category]:>8}{self.total[category]:>8}"
+                f"{category:<{width}}{self.passed[category]:>8}{self.total[category]:>8}"
                 f"{100 * self.accuracy[category]:>9.1f}%"
             )
         passed, total = sum(self.passed.values()), sum(self.total.values())
-        rows.append(f"{'overall':<26}{passed:>8}{total:>8}{100 * self.overall:>9.1f}%")
-        rows += [f"{name:<42}{100 * value:>9.1f}%" for name, value in self.summary.items()]
+        rows.append(f"{'overall':<{width}}{passed:>8}{total:>8}{100 * self.overall:>9.1f}%")
+        rows += [f"{name:<{summary_width}}{100 * value:>9.1f}%" for name, value in self.summary.items()]
         if self.simulator:
-            rows.append(f"{'level':<26}{'passed':>8}{'total':>8}{'accuracy':>10}")
+            rows.append(f"{'level':<{width}}{'passed':>8}{'total':>8}{'accuracy':>10}")
             for level, accuracy in self.level_accuracy.items():
                 passed, total = self.level_passed[level], self.level_total[level]
-                rows.append(f"{level:<26}{passed:>8}{total:>8}{100 * accuracy:>9.1f}%")
+                rows.append(f"{level:<{width}}{passed:>8}{total:>8}{100 * accuracy:>9.1f}%")
         if self.reference_failures:
             count = sum(self.reference_failures.values())
             where = ", ".join(f"{c} {n}" for c, n in self.reference_failures.items())
@@ -165,7 +190,27 @@ class EvalReport:
                 f"(their tasks are scored as wrong answers); first error: {self.request_error}"
             )
         rows += screening_lines(self.screening)
+        rows += self.failure_lines()
         return "\n".join(rows)
+
+    def failure_lines(self) -> list[str]:
+        """The most frequent error types, each with one episode's reply and the env's reason (none when no
+        episode has an error type)."""
+        if not self.errors:
+            return []
+        ranked = sorted(self.errors.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ranked[:TOP_FAILURES_SHOWN]
+        more = f"; {len(ranked) - len(shown)} more in the JSON report" if len(ranked) > len(shown) else ""
+        lines = [f"why episodes failed (error types, most frequent first{more}):"]
+        for error_type, count in shown:
+            lines.append(f"{count:>8}  {error_type}")
+            example = self.error_examples.get(error_type)
+            if example:
+                reason = f" -> {_one_line(example['error'])}" if example.get("error") else ""
+                lines.append(
+                    f"{'':>10}e.g. {example['task_id']}: reply {_one_line(example['reply'])!r}{reason}"
+                )
+        return lines
 
     def csv_rows(self) -> list[dict[str, Any]]:
         """Rows for a CSV file: one per category, one overall, one per summary score (and level)."""
@@ -202,6 +247,12 @@ def write_csv(reports: Iterable[EvalReport], path: str | Path) -> None:
         writer.writeheader()
         for report in reports:
             writer.writerows(report.csv_rows())
+
+
+def _one_line(text: Any) -> str:
+    """``text`` with its whitespace runs as single spaces, cut to ``EXAMPLE_CHARS``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= EXAMPLE_CHARS else flat[: EXAMPLE_CHARS - 1] + "…"
 
 
 def screening_summary(simulator: Any) -> dict[str, Any]:
@@ -396,6 +447,7 @@ def _episode_record(
         "reward": reward,
         "steps": len(actions),
         "error_type": last_info.get("error_type"),
+        "error": str(last_info.get("error") or "")[:ERROR_CHARS_KEPT] or None,
         "metrics": dict(last_info.get("metrics") or {}),
         "actions": actions,
     }
@@ -455,16 +507,19 @@ def evaluate(
                 episodes_iter = _sequential_episodes(
                     env, agent, plan, done, seed, report.simulator, results_path
                 )
-            label = f"{env_id} {agent_name}"
             total = len(plan) - (len(done) if batched else 0)
-            for index, played in progress(episodes_iter, total=total, desc=label, enabled=show_progress):
-                if played is None:  # a finished episode of the earlier run
-                    continue
-                record = {"env_id": env_id, "agent": agent_name, "index": index, **played}
-                records[index] = record
-                if out is not None:
-                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    out.flush()
+            bar = Progress(total, f"{env_id} {agent_name}", enabled=show_progress)
+            # the bar also counts the tokens and requests of the model calls in flight: an LLM's episode on a
+            # CPU takes seconds to minutes, a batch of them longer
+            with reporting_generation(bar.note) if show_progress else nullcontext():
+                for index, played in bar.iterate(episodes_iter):
+                    if played is None:  # a finished episode of the earlier run
+                        continue
+                    record = {"env_id": env_id, "agent": agent_name, "index": index, **played}
+                    records[index] = record
+                    if out is not None:
+                        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                        out.flush()
             if batched:
                 for copy in copies[1:]:
                     copy.close()

@@ -22,8 +22,10 @@ except ImportError:
 
 def pytest_configure(config: pytest.Config) -> None:
     """The on-disk task cache (``genenv_gym.task_cache``) in a folder of this run, never the user's own: set
-    before collection, since some modules build envs when they are imported, and inherited by subprocesses."""
+    before collection, since some modules build envs when they are imported, and inherited by subprocesses.
+    ``GENENV_DATA_DIR`` leaves the environment for the same reason: see ``_data_dir_where_needed``."""
     os.environ["GENENV_TASK_CACHE_DIR"] = tempfile.mkdtemp(prefix="genenv-test-task-cache-")
+    os.environ.pop("GENENV_DATA_DIR", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -32,6 +34,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+#: The real benchmark data: ``GENENV_DATA_DIR`` as the run was started with it, read before
+#: ``pytest_configure`` takes the variable out of the environment.
 SHARED_DATA = Path(
     os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")
 )
@@ -70,6 +74,16 @@ def _sb3_logs_in_a_test_folder(tmp_path_factory: pytest.TempPathFactory) -> None
     """SB3's ``learn`` makes an empty ``SB3-<time>`` folder in the system temp dir per call, unless
     ``SB3_LOGDIR`` names one: the suite's go to pytest's temp folder instead of accumulating in /tmp."""
     os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+
+
+@pytest.fixture(autouse=True)
+def _data_dir_where_needed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a test that asks for the real data (marked ``shared_data``, or using ``shared_data_dir``) sees
+    ``GENENV_DATA_DIR``; every other test runs as on a fresh clone without data, in CI as on a laptop, so a
+    test that silently needs the data fails everywhere instead of only where the data is missing."""
+    needs_data = request.node.get_closest_marker("shared_data") or "shared_data_dir" in request.fixturenames
+    if needs_data and (SHARED_DATA / "bfcl").is_dir():
+        monkeypatch.setenv("GENENV_DATA_DIR", str(SHARED_DATA))
 
 
 @pytest.fixture(scope="session")

@@ -254,3 +254,33 @@ def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_
         fell_back.append(entry.id)
     assert "GenEnv-BFCL-v0" in fell_back and "GenEnv-BFCL-MultiTurn-v0" in fell_back
     assert {"GenEnv-APIBank-v0", "GenEnv-Bamboogle-v0", "GenEnv-TravelPlanner-v0"} <= set(fell_back)
+
+
+def test_suite_paper_names_the_fetch_command_of_each_missing_benchmark(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("GENENV_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path / "nowhere"))
+    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    from genenv_gym.paper_table import PAPER_COLUMNS
+
+    for column in PAPER_COLUMNS:
+        line = next(line for line in out.splitlines() if line.strip().startswith(column.name + " "))
+        assert (
+            "missing:" in line and "get it with: genenv data fetch " in line and f"--dir {tmp_path}" in line
+        )
+
+
+def test_an_hf_agent_on_a_folder_that_does_not_exist_says_so(monkeypatch, capsys):
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
+    assert main(["eval", "--env", "GenEnv-BFCL-SimplePython-v0", "--agent", "hf:/nonexistent/model"]) == 1
+    err = capsys.readouterr().err
+    assert "no such folder: /nonexistent/model" in err and "Repo id" not in err
+
+
+def test_eval_help_shows_the_defaults_of_the_llm_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "reply (default: 512)" in help_text and "(default: 0, greedy)" in help_text
+    assert "(default: 1); the progress bar counts the tokens generated meanwhile" in help_text

@@ -127,3 +127,52 @@ def test_every_apibank_reference_failure_is_listed_in_its_doc():
     assert (
         "apibank.md#official-gold-calls-that-fail-92" in (ROOT / "docs" / "benchmark_defects.md").read_text()
     )
+
+
+def _flat(text: str) -> str:
+    """``text`` with every run of whitespace as one space (a quoted phrase may wrap anywhere)."""
+    return " ".join(text.split())
+
+
+def test_docs_quote_no_counts_of_tests():
+    """How many tests a file has changes with every test added: the docs say what the tests check instead."""
+    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        counts = re.findall(r"\b\d+ tests\b", doc.read_text())
+        assert counts == [], f"{doc.name} quotes {counts}"
+
+
+def test_readme_env_table_is_the_registry_s():
+    """README's table of env ids is exactly what ``genenv list --markdown`` prints."""
+    from genenv_gym.cli import env_table_markdown
+
+    assert env_table_markdown() in (ROOT / "README.md").read_text()
+
+
+def test_counts_of_ids_and_test_cases_quoted_in_the_docs_are_the_code_s():
+    from representative_ids import representative_ids
+    from test_vector_modes import ALL_IDS, MODES
+
+    ids, chosen = len(genenv_gym.ENV_ENTRIES), len(representative_ids())
+    readme = _flat((ROOT / "README.md").read_text())
+    assert f"one id per env class ({chosen} of the {ids} ids" in readme
+    assert f"| the other {ids - chosen} ids |" in readme
+    assert f"(`tests/test_vector_modes.py`, {len(ALL_IDS) * len(MODES)} cases)" in readme
+    trainers = _flat((ROOT / "docs" / "trainers.md").read_text())
+    assert f"**every registered id** (all {ids}," in trainers
+
+
+EXAMPLES = ROOT / "examples"
+
+
+def test_readme_runs_every_example_and_its_excerpts_are_the_scripts_code():
+    """Each script in examples/ is shown in README with the command that runs it; a README block that says
+    it comes from an example (``# examples/NAME.py``) holds only lines of that script."""
+    readme = (ROOT / "README.md").read_text()
+    scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
+    assert scripts and [s for s in scripts if f"python examples/{s}" not in readme] == []
+    excerpts = re.findall(r"```py(?:thon)?\n# (examples/\S+\.py)[^\n]*\n(.*?)```", readme, flags=re.S)
+    assert excerpts
+    for name, block in excerpts:
+        code = {line.strip() for line in (ROOT / name).read_text().splitlines()}
+        foreign = [line for line in block.splitlines() if line.strip() and line.strip() not in code]
+        assert foreign == [], f"README's excerpt of {name} has lines the script lacks: {foreign}"

@@ -1,5 +1,8 @@
 """The meaning screen of LLM-written tasks (issue 24): each domain's ``semantic_problems`` rejects tasks whose
-words contradict their structure (the ``semantic`` adversarial fixtures) and accepts valid ones."""
+words contradict their structure (the ``semantic`` adversarial fixtures) and accepts valid ones.
+
+TravelPlanner's writer reads a database: these tests give it the shipped fixture database, and the tests
+marked ``shared_data`` repeat its cases on the real one (whose cities the fixture replies name)."""
 
 from __future__ import annotations
 
@@ -12,20 +15,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from genenv_gym.fixtures import FIXTURES_DIR
 from genenv_gym.llm_simulator.writer import Target, TaskRejected, get_task_writer
 from genenv_gym.registration import make_domain
 
 FIXTURES = Path(__file__).parent / "fixtures" / "adversarial_tasks"
 #: Lines per part of each fixture file (development first, then held out): ``build_semantic.PER_PART``.
 PER_PART = {"apibank": 200, "bfcl": 200, "bamboogle_sim": 200, "travelplanner_sim": 150}
+#: TravelPlanner levels the fixture database can plan (two cities: short trips only).
+FIXTURE_TRAVEL_LEVELS = 3
 _WRITERS: dict = {}
 
 
-def writer(name: str):
-    if name not in _WRITERS:
+def writer(name: str, data_dir: str | Path | None = None):
+    """The domain's task writer; TravelPlanner's on ``data_dir`` (default: the shipped fixture database)."""
+    key = (name, str(data_dir))
+    if key not in _WRITERS:
         kwargs = {"scoring": "corrected"} if name == "apibank" else {}
-        _WRITERS[name] = get_task_writer(make_domain(name, **kwargs))
-    return _WRITERS[name]
+        if name == "travelplanner_sim":
+            kwargs["data_dir"] = str(data_dir or FIXTURES_DIR)
+        _WRITERS[key] = get_task_writer(make_domain(name, **kwargs))
+    return _WRITERS[key]
 
 
 def lines(name: str, part: str) -> list[dict]:
@@ -34,9 +44,9 @@ def lines(name: str, part: str) -> list[dict]:
     return rows[: PER_PART[name]] if part == "dev" else rows[PER_PART[name] :]
 
 
-def problems_of(name: str, reply: str) -> list[str]:
+def problems_of(name: str, reply: str, data_dir: str | Path | None = None) -> list[str]:
     """The meaning problems of a reply (TravelPlanner's read from its fields, without the solver)."""
-    w = writer(name)
+    w = writer(name, data_dir)
     if name == "travelplanner_sim":
         from genenv_gym.envs.travelplanner.task_semantics import query_problems
 
@@ -120,23 +130,24 @@ def test_every_mutation_class_has_an_expected_reason(name):
     assert {kind for kind, _ in _first_of_each_class(name)} == set(EXPECTED[name])
 
 
+def _held_out_passing(name: str, data_dir: str | Path | None = None) -> tuple[list[str], int]:
+    held_out = lines(name, "heldout")
+    passed = [line["note"] for line in held_out if not problems_of(name, line["reply"], data_dir)]
+    return passed, len(held_out)
+
+
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_held_out_semantic_fixtures_rarely_pass(name):
-    held_out = lines(name, "heldout")
-    passed = [line["note"] for line in held_out if not problems_of(name, line["reply"])]
+    passed, total = _held_out_passing(name)
     # measured (benchmarks/semantic_screen.py): 0 of 200 API-Bank, 4 of 200 BFCL, 0 of 200 Bamboogle,
     # 0 of 150 TravelPlanner
-    limit = 0.02
-    assert len(passed) <= limit * len(held_out), passed
+    assert len(passed) <= 0.02 * total, passed
 
 
-@pytest.mark.parametrize("name", list(EXPECTED))
-def test_valid_procedural_tasks_are_accepted(name):
-    w = writer(name)
+def _assert_valid_tasks_accepted(name: str, levels: int, n: int, data_dir: str | Path | None = None) -> None:
+    w = writer(name, data_dir)
     content_of = __import__(type(w).__module__, fromlist=["task_content"]).task_content
     rng = np.random.default_rng(31)
-    levels = 4 if name == "apibank" else w.domain.num_levels
-    n = 12 if name == "travelplanner_sim" else 60
     checked = 0
     for i in range(n):
         task = w.domain.generate(i % levels, rng)
@@ -145,6 +156,25 @@ def test_valid_procedural_tasks_are_accepted(name):
         checked += 1
         assert w.semantic_problems(task) == [], json.dumps(content_of(task))[:800]
     assert checked >= n // 2
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_valid_procedural_tasks_are_accepted(name):
+    fixed = {"apibank": 4, "travelplanner_sim": FIXTURE_TRAVEL_LEVELS}
+    levels = fixed.get(name) or writer(name).domain.num_levels
+    _assert_valid_tasks_accepted(name, levels, 12 if name == "travelplanner_sim" else 60)
+
+
+@pytest.mark.shared_data
+def test_travelplanner_cases_hold_on_the_real_database(shared_data_dir):
+    """Every level the real database plans, and the mutation fixtures against its cities."""
+    name = "travelplanner_sim"
+    _assert_valid_tasks_accepted(name, writer(name, shared_data_dir).domain.num_levels, 12, shared_data_dir)
+    for kind, line in _first_of_each_class(name):
+        problems = problems_of(name, line["reply"], shared_data_dir)
+        assert any(EXPECTED[name][kind] in p for p in problems), (line["note"], problems)
+    passed, total = _held_out_passing(name, shared_data_dir)
+    assert len(passed) <= 0.02 * total, passed
 
 
 def test_api_bank_values_written_in_words_are_stated():

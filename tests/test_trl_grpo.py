@@ -139,15 +139,3 @@ def test_grpo_two_steps_on_a_multi_turn_benchmark_plays_the_act_tool(tmp_path, r
         row["tools/call_frequency"] for row in trainer.state.log_history if "tools/call_frequency" in row
     ]
     assert calls and max(calls) > 0
-
-
-def test_the_readme_example_trains_two_steps(tmp_path):
-    import runpy
-    from pathlib import Path
-
-    example = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "trl_grpo.py"))
-    summary = example["main"](
-        ["--steps", "2", "--max-completion-length", "16", "--output-dir", str(tmp_path)]
-    )
-    assert summary["steps"] == 2 and len(summary["reward_per_step"]) == 2
-    assert summary["curriculum_updates"] == 2 * 2  # two groups per step

@@ -1,9 +1,13 @@
 """Stable-Baselines3 on GenEnv-Sim-BFCL-v0 through the wrappers: PPO learns, the curriculum moves meanwhile.
 
-The full measured run is ``benchmarks/sb3_ppo_sim_bfcl.py``; this is its small, seeded version.
+The full measured run is ``benchmarks/sb3_ppo_sim_bfcl.py``; the small, seeded one is README's example,
+``examples/sb3_curriculum.py``, whose figures README quotes.
 """
 
 from __future__ import annotations
+
+import runpy
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -22,7 +26,9 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
-from genenv_gym.wrappers.sb3 import CandidatePolicy, CurriculumLog, SkillSyncCallback
+from genenv_gym.wrappers.sb3 import CandidatePolicy, SkillSyncCallback
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def make_env(**kwargs):
@@ -41,15 +47,17 @@ def success_rate(policy, tasks, seed=1000):
     return wins / len(tasks)
 
 
-def test_ppo_beats_random_clearly_while_the_curriculum_adapts():
-    env = make_vec_env(make_env, n_envs=1, seed=0)
-    model = PPO(
-        CandidatePolicy, env, n_steps=128, batch_size=64, n_epochs=8, learning_rate=1e-2, gamma=0.0, seed=0
-    )
-    log = CurriculumLog(every=500)
-    model.learn(2000, callback=log)
+def readme() -> str:
+    """README.md with every run of whitespace as one space (its line breaks fall anywhere)."""
+    return " ".join((ROOT / "README.md").read_text().split())
 
-    domain = env.envs[0].unwrapped.domain
+
+def test_ppo_beats_random_clearly_while_the_curriculum_adapts():
+    """The README's run (examples/sb3_curriculum.py) learns, its curriculum moves, and README quotes it."""
+    example = runpy.run_path(str(ROOT / "examples" / "sb3_curriculum.py"))
+    model, env, log = example["train"](2000)
+
+    domain = env.unwrapped.domain
     rng = np.random.default_rng(123)
     tasks = [domain.generate(level, rng) for level in range(domain.num_levels) for _ in range(20)]
     trained = success_rate(lambda obs, _: int(model.predict(obs, deterministic=True)[0]), tasks)
@@ -59,11 +67,32 @@ def test_ppo_beats_random_clearly_while_the_curriculum_adapts():
     assert trained > uniform + 0.2, (trained, uniform)
 
     # SB3 only saw reset/step; the simulator inside the env learned from the outcomes all the same
-    state = env.env_method("curriculum_state")[0]
+    state = env.unwrapped.curriculum_state()
     assert state["stats"]["outcomes"] >= 2000 // 4 - 1 and state["stats"]["updates"] > 0
     assert not np.allclose(state["level_probs"], 1 / domain.num_levels)
     assert [r["timesteps"] for r in log.records] == [500, 1000, 1500, 2000]
     assert log.records[-1]["success"] > log.records[0]["success"]
+    success = ", ".join(f"{r['success']:.2f}" for r in log.records)
+    level = ", ".join(f"{r['mean_level']:.2f}" for r in log.records)
+    assert f"logs success {success} and the simulator's mean level {level} at 500" in readme(), (
+        success,
+        level,
+    )
+
+
+@pytest.mark.slow
+def test_readme_figures_of_the_run_without_neighbour_draws():
+    _, env, log = runpy.run_path(str(ROOT / "examples" / "sb3_curriculum.py"))["train"](
+        2000, neighbour_prob=0.0
+    )
+    levels = [r["mean_level"] for r in log.records]
+    share = env.unwrapped.curriculum_state()["level_probs"][1]
+    quoted = (
+        f"stays at mean level {min(levels):.2f}-{max(levels):.2f} ({share:.2f} of the probability on level 1)"
+    )
+    assert quoted in readme(), (levels, share)
+    rises = f"success rises from {log.records[0]['success']:.2f} to {log.records[-1]['success']:.2f}"
+    assert rises in readme(), log.records
 
 
 def test_skill_sync_callback_keeps_subprocess_copies_exact():

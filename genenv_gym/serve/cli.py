@@ -77,6 +77,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     if args.data_dir:
         os.environ["GENENV_DATA_DIR"] = args.data_dir
+    catalog = _servable(catalog, kwargs)
+    if catalog is None:
+        return 1
     limits = ServeLimits(
         max_sessions=args.max_sessions,
         env_threads=args.env_threads,
@@ -94,3 +97,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ServeConfig(catalog, limits, token), args.host, args.port, access_log=args.access_log
     ).run()
     return 0
+
+
+def _servable(catalog: Any, kwargs: dict) -> Any:
+    """The catalog of the ids whose env can be made here (said on stderr); None when there is none."""
+    from genenv_gym.data_dir import data_root
+    from genenv_gym.serve.catalog import Catalog
+    from genenv_gym.serve.data_check import check_served_ids, ids_to_check
+
+    to_check = ids_to_check(catalog)
+    if to_check:
+        print(
+            f"genenv serve: the data dir {data_root(kwargs.get('data_dir'))} does not hold every benchmark "
+            f"complete: playing one episode start of {len(to_check)} env ids to see which can be served "
+            "(seconds to a minute)",
+            file=sys.stderr,
+        )
+    check = check_served_ids(catalog, to_check)
+    for line in check.lines():
+        print(f"genenv serve: {line}", file=sys.stderr)
+    if not check.servable:
+        print(
+            f"genenv serve: none of the {len(catalog.env_ids)} env ids can be served with the data dir "
+            f"{data_root(kwargs.get('data_dir'))}; not starting",
+            file=sys.stderr,
+        )
+        return None
+    return Catalog(check.servable, kwargs) if check.refused else catalog

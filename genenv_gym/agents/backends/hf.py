@@ -37,6 +37,7 @@ from typing import Any
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessor
+from transformers.generation.streamers import BaseStreamer
 
 from genenv_gym.agents.backends import HF_ENGINES
 from genenv_gym.agents.backends.base import (
@@ -49,6 +50,7 @@ from genenv_gym.agents.backends.base import (
     finish_tokens,
 )
 from genenv_gym.agents.backends.fast import FastEngine, unsupported_reason
+from genenv_gym.agents.backends.progress import Listener, generation_listener
 from genenv_gym.agents.backends.shared_prefix import (
     batch_layout,
     cache_keyword,
@@ -88,6 +90,25 @@ class _LogprobCapture(LogitsProcessor):
         if not self.steps:
             return torch.zeros(generated.shape[0], 0)
         return torch.stack(self.steps, dim=1)
+
+
+class _TokenCounter(BaseStreamer):
+    """Tells a progress listener how many tokens each decoding step produced (rows that already ended, which
+    only add padding, are not counted). ``generate`` first hands over the prompt, which is skipped."""
+
+    def __init__(self, listener: Listener, pad: int) -> None:
+        self.listener = listener
+        self.pad = pad
+        self.prompt_seen = False
+
+    def put(self, value: torch.Tensor) -> None:
+        if not self.prompt_seen:
+            self.prompt_seen = True
+            return
+        self.listener(tokens=int((value != self.pad).sum()))
+
+    def end(self) -> None:
+        return None
 
 
 class HFBackend(Backend):
@@ -261,7 +282,7 @@ class HFBackend(Backend):
         engine, eos_ids = self._fast, self.end_of_turn_ids()
         before = engine.prefill_positions
         try:
-            generated = engine.generate(prompts, params, eos_ids)
+            generated = engine.generate(prompts, params, eos_ids, generation_listener())
         except (RuntimeError, ValueError) as exc:  # e.g. out of memory
             engine.close()
             return [error_completion(f"hf fast engine failed: {exc}", ids) for ids in prompts]
@@ -305,6 +326,9 @@ class HFBackend(Backend):
             kwargs: dict[str, Any] = {}
             if params.stop:
                 kwargs["tokenizer"] = self.tokenizer
+            listener = generation_listener()
+            if listener is not None:
+                kwargs["streamer"] = _TokenCounter(listener, pad)
             # transformers fills every unset field from model.generation_config (a checkpoint's
             # repetition_penalty, top_k, ...): generate against a clean one so only ``params`` apply.
             saved, self.model.generation_config = (
@@ -391,6 +415,7 @@ class HFBackend(Backend):
         pending = {r for r in request_ids if r is not None}
         results: dict[str, Any] = {}
         deadline = time.monotonic() + 3600
+        listener = generation_listener()
         while pending and time.monotonic() < deadline:
             result = manager.get_result(timeout=1)
             if result is None:
@@ -400,6 +425,8 @@ class HFBackend(Backend):
             if result.request_id in pending and result.is_finished():
                 results[result.request_id] = result
                 pending.discard(result.request_id)
+                if listener is not None:
+                    listener(requests=1, tokens=len(result.generated_tokens))
         return {i: results.get(r) for i, r in enumerate(request_ids)}, pending
 
     def _continuous_completions(

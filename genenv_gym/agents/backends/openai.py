@@ -36,6 +36,7 @@ from genenv_gym.agents.backends.base import (
     find_stop,
 )
 from genenv_gym.agents.backends.http import LOCAL_HOSTS, RequestFailed, RetryPolicy, post_json
+from genenv_gym.agents.backends.progress import Listener, generation_listener
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: OpenAI accepts at most this many stop strings; the rest are applied client-side.
@@ -116,18 +117,26 @@ class OpenAIBackend(Backend):
         params: SamplingParams,
         tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> list[list[Completion]]:
+        listener = generation_listener()
+
         def one(messages: Messages) -> list[Completion]:
             body: dict[str, Any] = {"model": self.model_name, "messages": [dict(m) for m in messages]}
             if tools:
                 body["tools"] = [{"type": "function", "function": dict(t)} for t in tools]
-            return self._sample(f"{self.base_url}/chat/completions", body, params, _chat_choice)
+            return _reported(
+                self._sample(f"{self.base_url}/chat/completions", body, params, _chat_choice), listener
+            )
 
         return list(self._pool.map(one, conversations))
 
     def generate(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[list[Completion]]:
+        listener = generation_listener()
+
         def one(prompt: Prompt) -> list[Completion]:
             body = {"model": self.model_name, "prompt": prompt if isinstance(prompt, str) else list(prompt)}
-            return self._sample(f"{self.base_url}/completions", body, params, _text_choice)
+            return _reported(
+                self._sample(f"{self.base_url}/completions", body, params, _text_choice), listener
+            )
 
         return list(self._pool.map(one, prompts))
 
@@ -185,6 +194,13 @@ class OpenAIBackend(Backend):
             fields["logprobs"] = True
         fields.update(self.extra_body)
         return fields
+
+
+def _reported(completions: list[Completion], listener: Listener | None) -> list[Completion]:
+    """``completions``, after telling ``listener`` that their request finished."""
+    if listener is not None:
+        listener(requests=1, tokens=sum(len(c.token_ids) for c in completions))
+    return completions
 
 
 def _finish(reason: Any) -> str:

@@ -34,6 +34,7 @@ from genenv_gym.agents.backends.base import (
     finish_tokens,
 )
 from genenv_gym.agents.backends.http import RequestFailed, RetryPolicy, get_json, post_json
+from genenv_gym.agents.backends.progress import generation_listener
 
 
 def sglang_sampling_params(params: SamplingParams, seed_offset: int = 0) -> dict[str, Any]:
@@ -240,8 +241,15 @@ class SGLangServerBackend(_SGLangBase):
         rows = self._requests(prompts, params)
         chunks = [rows[i : i + self.max_batch_size] for i in range(0, len(rows), self.max_batch_size)]
         eos = self.end_of_turn_ids()
+        listener = generation_listener()
 
         def run(chunk: list[tuple[int, list[int], dict]]) -> list[Completion]:
+            completions = post(chunk)
+            if listener is not None:
+                listener(requests=len(chunk), tokens=sum(len(c.token_ids) for c in completions))
+            return completions
+
+        def post(chunk: list[tuple[int, list[int], dict]]) -> list[Completion]:
             payload = {
                 "input_ids": [ids for _, ids, _ in chunk],
                 "sampling_params": [sp for _, _, sp in chunk],

@@ -20,7 +20,7 @@ Rows are never left-padded: a row's position ids are its true positions. Samplin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,16 +115,24 @@ class FastEngine:
 
     # ------------------------------------------------------------------------------------------------
     def generate(
-        self, prompts: Sequence[Sequence[int]], params: SamplingParams, eos_ids: Sequence[int]
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams,
+        eos_ids: Sequence[int],
+        listener: Callable[..., None] | None = None,
     ) -> list[Generated]:
-        """Sampled tokens and logprobs of every prompt (one row each), in prompt order."""
+        """Sampled tokens and logprobs of every prompt (one row each), in prompt order.
+
+        ``listener(tokens=n)`` hears, after each decoding step, how many rows were still running at the
+        last check (``backends.progress``).
+        """
         order = sorted(range(len(prompts)), key=lambda i: (len(prompts[i]), tuple(prompts[i])))
         out: list[Generated | None] = [None] * len(prompts)
         eos = torch.tensor(sorted(set(eos_ids)) if not params.ignore_eos else [], device=self.device)
         for chunk_index, chunk in enumerate(self._chunks(order, prompts, params.max_new_tokens)):
             if params.seed is not None:
                 torch.manual_seed(params.seed + chunk_index)
-            generated = self._generate_chunk([list(prompts[i]) for i in chunk], params, eos)
+            generated = self._generate_chunk([list(prompts[i]) for i in chunk], params, eos, listener)
             for i, row in zip(chunk, generated, strict=True):
                 out[i] = row
         return [g for g in out if g is not None]
@@ -152,7 +160,11 @@ class FastEngine:
 
     # ------------------------------------------------------------------------------------------------
     def _generate_chunk(
-        self, prompts: list[list[int]], params: SamplingParams, eos: torch.Tensor
+        self,
+        prompts: list[list[int]],
+        params: SamplingParams,
+        eos: torch.Tensor,
+        listener: Callable[..., None] | None,
     ) -> list[Generated]:
         n, new_tokens = len(prompts), params.max_new_tokens
         plan = self._plan(prompts)
@@ -179,7 +191,9 @@ class FastEngine:
         done[:n] = False
         live = rows
         check_every = 8 if device.type == "cuda" else 1
-        steps = new_tokens
+        steps, running_rows = new_tokens, n
+        if listener is not None:
+            listener(tokens=n)
         for t in range(new_tokens):
             tokens_out[slot_rows[:live], t] = step.tokens[:live]
             logprobs_out[slot_rows[:live], t] = token_logprobs[:live]
@@ -192,11 +206,14 @@ class FastEngine:
                 if running.numel() == 0:
                     steps = t + 1
                     break
+                running_rows = running.numel()
                 live = self._compact(cache, step, running, live, slot_rows, done, token_logprobs, n)
             logits = step(live, length_bucket(longest + t + 1))
             step.positions[:live] += 1
             sampled, token_logprobs[:live] = next_tokens(logits, params)
             step.tokens[:live] = sampled
+            if listener is not None:
+                listener(tokens=running_rows)
         tokens = tokens_out[:n, :steps].tolist()
         logprobs = logprobs_out[:n, :steps].tolist()
         return [Generated(tokens[r], logprobs[r], steps >= new_tokens) for r in range(n)]
