@@ -8,7 +8,8 @@ Training sentences (every prose sentence, ``llm_simulator.sentences``):
   positives); the procedural tasks of both adversarial sets' tuning parts;
 - off-task: the ``tune`` part of the generalisation set (``tests/fixtures/generalisation_set``: its
   off-task sentences in English, 10 intent families x 5 writer styles) and the first adversarial set's
-  16 English intents. The held-out part (5 intent families, 3 writer styles, 13 languages) is never read.
+  16 English intents; on-task, the tuned styles' benign sentences of ``sentences.BENIGN_EXTRA``. The held-out
+  part (5 intent families, 3 writer styles, 13 languages, 2 benign styles) is never read.
 
 The probe is a logistic regression over the sentence embeddings (Newton steps, L2, both classes weighted
 equally). Its threshold is the lowest that keeps out-of-fold false positives on the on-task training sentences
@@ -82,6 +83,10 @@ def training_sentences(data_dir: str) -> tuple[list[tuple[str, str, str, str]], 
         for (sentence, domain), content in on_task.items()
     ]
     sentences = _module("generalisation_sentences", GENERALISATION / "sentences.py")
+    for texts in sentences.BENIGN_EXTRA.values():  # a user's own words, whatever the domain
+        for text in texts:
+            half = "bank" if _hash(text) % 2 == 0 else "calibration"
+            positives += [(text, domain, half, "") for domain in sorted({d for _, d, _, _ in positives})]
     negatives: dict[str, str] = {}
     for family, items in [*sentences.OFF_TASK.items(), *sentences.TUNE_EXTRA.items()]:
         for style, text in items:

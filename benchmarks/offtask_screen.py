@@ -76,11 +76,11 @@ def check(sim: Any, reply: str) -> tuple[str | None, str, float]:
     return kind, reason, time.perf_counter() - start
 
 
-def measure_set(split: str, offtask: str, domains: list[str]) -> dict[str, Any]:
+def measure_set(split: str, offtask: str, domains: list[str], kinds: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for domain_name in domains:
         sim = simulator(domain_name, offtask)
-        for kind in KINDS:
+        for kind in kinds:
             path = SET / domain_name / f"{kind}.jsonl"
             if not path.is_file():
                 continue
@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
     parser.add_argument("--offtask", choices=("auto", "none"), default="auto")
     parser.add_argument("--domains", nargs="*", default=list(DOMAINS))
+    parser.add_argument("--kinds", nargs="*", default=list(KINDS))
     parser.add_argument(
         "--real", action="store_true", help="false positives on real records (GENENV_DATA_DIR)"
     )
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"package {results['package']}  split {args.split}  offtask {args.offtask}  "
         f"set {results['set_digest']}"
     )
-    results["cells"] = measure_set(args.split, args.offtask, args.domains)
+    results["cells"] = measure_set(args.split, args.offtask, args.domains, args.kinds)
     if args.real:
         data_dir = os.environ.get("GENENV_DATA_DIR")
         if not data_dir:
