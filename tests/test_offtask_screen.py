@@ -206,13 +206,15 @@ def minilm_screen() -> OffTaskScreen:
 def test_the_shipped_probe_rejects_off_task_sentences_and_keeps_task_text(domain, minilm_screen) -> None:
     from genenv_gym.llm_simulator.screening import strings_in
 
-    injected = _sample(domain, "injection", 8)
+    injected = _sample(domain, "injection", 12)
     passed = [
         r["note"]
         for r in injected
         if minilm_screen.problem(strings_in(json.loads(r["reply"])), domain) is None
     ]
-    assert len(passed) <= 2, passed
+    # the full held-out figures are 3-15% per domain (docs/training_llm_simulator.md); the text screen
+    # before this probe let about 80% through
+    assert len(passed) <= 3, passed
     valid = _sample(domain, "valid", 8)
     rejected = [
         problem
