@@ -16,6 +16,7 @@ false-positive rate is printed too. Run against another checkout of the package 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -59,12 +60,14 @@ def fixture_domain(domain_name: str) -> Any:
 
 
 def screen_records(domain_name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Accepted count, rejection kinds and time of ``records`` through a fresh simulator's screen."""
+    """Accepted count, rejection kinds and time of ``records`` through a fresh simulator's screen, without the
+    off-task screen by meaning (``benchmarks/offtask_screen.py`` measures that one)."""
     from genenv_gym.agents.backends import Completion, ScriptedBackend
     from genenv_gym.llm_simulator import LLMSimulator, Target
 
     domain = fixture_domain(domain_name)
-    sim = LLMSimulator(domain, ScriptedBackend(["unused"]), seeds=[], seed=0)
+    kwargs = {"offtask": None} if "offtask" in inspect.signature(LLMSimulator).parameters else {}
+    sim = LLMSimulator(domain, ScriptedBackend(["unused"]), seeds=[], seed=0, **kwargs)
     target = Target(1, domain.num_levels, 0.5, 0.5, 0.0, 0.0)
     accepted = screened = originals_rejected = 0
     kinds: Counter = Counter()

@@ -195,7 +195,11 @@ def test_prompts_are_seeded_and_show_the_classes_the_level_and_examples():
 def test_the_llm_simulator_serves_written_entries_the_oracle_solves():
     unstated = reply(turns=[_turn("Close my broken ticket.", call("close_ticket", ticket_id=2))])
     replies = [json.dumps(reply()), "no json here", json.dumps(unstated), json.dumps(reply())]
-    sim = LLMSimulator(DOMAIN, ScriptedBackend(replies), writer=WRITER, seeds=[], batch_size=4, seed=0)
+    # The off-task screen is off: it reads "Send him 'the vpn is back' from me." as a request for something
+    # else (a known false positive, docs/training_llm_simulator.md); this test is about the writer.
+    sim = LLMSimulator(
+        DOMAIN, ScriptedBackend(replies), writer=WRITER, seeds=[], batch_size=4, seed=0, offtask=None
+    )
     tasks = sim.generate_batch(SkillTracker(DOMAIN.num_levels).estimate())
     assert len(tasks) == 1 and tasks[0].provenance == "llm:scripted"
     assert sim.stats.rejected == {"parse": 1, "semantic": 1, "duplicate": 1}

@@ -91,7 +91,9 @@ GOOD = [
             },
         ],
     ),
-    reply("irrelevance", "Write me a short poem about penguins sliding on ice.", [CONVERT], None),
+    # A factual question: a request for a poem or a story, valid as an irrelevance question, reads as a
+    # request for something other than the task to the off-task screen (docs/training_llm_simulator.md).
+    reply("irrelevance", "How tall is the highest mountain in Africa, in metres?", [CONVERT], None),
     reply(
         "multiple",
         "I am flying to Reykjavik tomorrow; how cold is it there in fahrenheit?",

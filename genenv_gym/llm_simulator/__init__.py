@@ -2,9 +2,12 @@
 
 ``TaskWriter`` (per domain: prompt, strict-JSON parser, fingerprint) and its registry live in ``writer``;
 the text screen in ``screening`` (built from ``characters``, ``instructions``, ``language``), duplicates in
-``duplicates``.
+``duplicates``, the off-task screen by meaning in ``offtask`` (over ``sentences``), the judge model in
+``judge``.
 """
 
+from genenv_gym.llm_simulator.judge import ReadingJudge
+from genenv_gym.llm_simulator.offtask import OffTaskScreen
 from genenv_gym.llm_simulator.screening import Deduplicator, screen_texts, unsafe_reasons
 from genenv_gym.llm_simulator.simulator import GenerationRecord, LLMSimulator, LLMSimulatorStats
 from genenv_gym.llm_simulator.writer import (
@@ -22,6 +25,8 @@ __all__ = [
     "GenerationRecord",
     "LLMSimulator",
     "LLMSimulatorStats",
+    "OffTaskScreen",
+    "ReadingJudge",
     "Target",
     "TaskRejected",
     "TaskWriter",

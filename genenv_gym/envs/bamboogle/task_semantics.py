@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from genenv_gym.envs.bamboogle.metrics import normalize_answer
 from genenv_gym.envs.bamboogle.world import ATTRIBUTES, RELATIONS
+from genenv_gym.polarity import asserted_text
 
 #: step -> the words that ask for it (regex on lower-case text).
 STEP_WORDS = {
@@ -72,7 +73,7 @@ def question_problems(
     entity_names: Iterable[str] = (),
 ) -> list[str]:
     """Where the question does not ask what its chain resolves (see the module docstring)."""
-    text = " ".join(str(question)[:5000].lower().split())
+    text = " ".join(asserted_text(str(question)[:5000]).lower().split())
     start, steps = str(chain.get("start", "")), [str(s) for s in chain.get("steps") or ()]
     answer_type, candidate = str(chain.get("answer_type", "")), chain.get("candidate")
     problems: list[str] = []

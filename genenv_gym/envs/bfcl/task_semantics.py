@@ -21,6 +21,7 @@ from typing import Any
 
 from genenv_gym.envs.bfcl.grounding import ungrounded_arguments
 from genenv_gym.llm_simulator.unicode_skeleton import skeleton
+from genenv_gym.polarity import asserted_text, competing_values
 from genenv_gym.stop_words import FUNCTION_WORDS
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
@@ -239,10 +240,21 @@ def task_problems(
     if not isinstance(ground_truth, list) or not ground_truth:
         return []
     problems = []
-    missing = ungrounded_arguments(question, ground_truth, functions)
+    missing = ungrounded_arguments(asserted_text(question), ground_truth, functions)
     if missing:
         problems.append(f"the question does not state the value of {', '.join(missing[:4])}")
     called = [str(name) for call in ground_truth if isinstance(call, Mapping) for name in call]
     problems += use_problems(question, functions, called)
     problems += swap_problems(question, ground_truth)
+    used = {
+        str(value)
+        for call in ground_truth
+        if isinstance(call, Mapping)
+        for params in call.values()
+        if isinstance(params, Mapping)
+        for allowed in params.values()
+        for value in (allowed if isinstance(allowed, list) else [allowed])
+    }
+    if others := competing_values(question, used):
+        problems.append(f"the question also names {others[0]!r}, which no call uses: which one is meant?")
     return problems

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from genenv_gym.number_words import NUMBER_WORDS, numerals, word_numbers
+from genenv_gym.polarity import asserted_text
 
 _MONTHS = {
     m.lower(): i
@@ -328,7 +329,7 @@ def stated_cuisines(text: str) -> set[str]:
 def query_problems(query: Mapping, places: Iterable[str] = ()) -> list[str]:
     """Where a query's text disagrees with its fields (see the module docstring); ``places`` are the city
     and state names of the database (a named place other than the origin and destination is a problem)."""
-    raw = str(query.get("query", ""))
+    raw = asserted_text(str(query.get("query", "")))
     text = " ".join(raw.lower().split())
     org, dest = str(query.get("org", "")), str(query.get("dest", ""))
     problems: list[str] = []
