@@ -44,10 +44,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="train only on tasks whose prompt is at most this long",
     )
     parser.add_argument("--output-dir", default=None)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (1 on a shared CPU)")
     args = parser.parse_args(argv)
 
     import torch
     from trl import GRPOConfig, GRPOTrainer
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     from genenv_gym.integrations.trl_env import trl_environment
 
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "actions_per_episode": [r.turns for r in recorder.records],
         "episode_rewards": [r.reward for r in recorder.records],
         "episode_ends": [r.end for r in recorder.records],
+        "first_episode_actions": recorder.records[0].actions if recorder.records else [],
     }
     if setup.tasks.simulated:
         summary["curriculum_updates"] = len(setup.tasks.updates)

