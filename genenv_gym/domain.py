@@ -73,6 +73,11 @@ class Episode(ABC):
     def random_action(self, rng: np.random.Generator) -> str:
         """A well-formed but uninformed action in the current state: the random baseline."""
 
+    def close(self) -> None:
+        """Give back what the episode holds of its domain (ALFWorld: its engine); it cannot step after this.
+        An env closes its episode at the next reset, a trainer when the rollout ends."""
+        self.done = True
+
     def invalid_action(self, error_type: str, error: str) -> StepResult:
         """An action the env refused before parsing it (longer than the action space allows).
 

@@ -124,6 +124,7 @@ for _ in range(2):
     for task in tasks:
         episode = domain.start_episode(task)
         episode.step(episode.oracle_action())
+        episode.close()  # as an env does at its next reset: the engine goes back to the domain's pool
         for kind in (False, True):  # plain and planner translations are kept apart
             kept = [key for key in engine_module._TRANSLATIONS if key[1] is kind]
             bounded &= len(kept) <= engine_module.TRANSLATION_CACHE_SIZE

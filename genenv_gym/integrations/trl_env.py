@@ -1,125 +1,195 @@
-"""TRL's ``GRPOTrainer(environment_factory=...)`` on any genenv id, with the env's own reward.
+"""TRL's ``GRPOTrainer`` on any genenv id: the env played live by a rollout function, rewarded by the env.
 
-``trl_environment(env_id, num_generations)`` gives the three things GRPOTrainer takes: the dataset, the
-environment factory and the reward function::
+``trl_environment(env_id, num_generations)`` gives what GRPOTrainer takes: the dataset, the rollout function
+and the reward function::
 
-    setup = trl_environment("GenEnv-Sim-Digits-v0", num_generations=8)
+    setup = trl_environment("GenEnv-ALFWorld-v0", num_generations=8)
     trainer = GRPOTrainer(model, reward_funcs=setup.reward_func, train_dataset=setup.dataset,
-                          environment_factory=setup.environment_factory, args=GRPOConfig(num_generations=8,
+                          rollout_func=setup.rollout_func, args=GRPOConfig(num_generations=8,
                           shuffle_dataset=False, max_steps=100, ...))
 
-How an env is offered (read from the env's own episodes, never from its name):
+How the env is played (``GenEnvRollouts``, TRL's ``rollout_func``): TRL hands it the batch's prompts (a
+group's ``num_generations`` rollouts of a task in a row); it starts one episode per prompt (each owns its
+state), then, turn by turn, samples one reply for every open rollout with TRL's own generation (one call:
+transformers, paged or vLLM, as the trainer is configured) and plays each reply on its episode in turn, until
+every episode has ended or spent ``max_completion_length``. Every rollout is a ``LiveRollout``, as verl's:
 
-- **single-turn** envs (one action per episode): no tools; the model's reply is the action.
-- **multi-turn** envs: one tool, ``act(action)``, which plays one action and returns the env's answer
-  (its new user / tool turns as text). TRL ends a rollout at the first reply without a tool call, and that
-  reply is played as the episode's last action. One tool for every multi-turn env because TRL fixes a
-  factory's tools for the whole run, while the functions of BFCL (multi-turn) change from task to task,
-  and because a multi-turn env continues after a text reply (a BFCL turn ends with text, then the user
-  speaks again), which TRL's loop cannot express with the env's own functions.
+- the chat is the chat ``genenv eval`` shows: the task's messages, then each reply as an assistant turn and
+  the env's answer as its own turns (user, tool), or a fresh prompt that replaces the chat;
+- a reply is the action, read as ``genenv eval`` reads it (code fences, ``<think>`` blocks, ``<tool_call>``
+  blocks written in the domain's answer format), so a model acts by following the env's own instructions
+  ("type one command", a call list, ``<search>`` tags) and no tool-calling chat template is needed, for
+  single- and multi-turn ids alike (SmolLM2's own template works);
+- TRL trains one sequence per rollout: the prompt, then replies (trained) and env turns (``env_mask`` 0);
+  a reply longer than what is left of ``max_completion_length`` is cut there and only its kept tokens are
+  played.
 
-Every action (an ``act`` argument or the last reply) is read as ``genenv eval`` reads an LLM agent's reply
-(``llm_agent.parse_action``), so native ``<tool_call>`` blocks in it become the domain's answer format.
-
-The reward (``reward_func``, which TRL calls with the rollouts' ``environments``) is the episode's return
-under the domain's official metric; an episode the rollout left unfinished keeps what it earned (usually
-0) and counts as a failure. Rows pin the task, so the ``num_generations`` rollouts of a group play the same
-task: benchmark rows name a ``task_id``; for a simulator id the dataset is a stream whose rows are proposed
-by the simulator when the trainer reads them (``task``: the generated Task, ``seed``), and each group's
-outcome updates the simulator (``LiveTasks.record``). Give ``GRPOConfig(shuffle_dataset=False)`` so the
-stream is read as the trainer goes (a shuffle buffer would draw its rows ahead of training).
+The reward (``env_reward``) is the episode's return under the domain's official metric, which the rollout
+function passes to it (``genenv_reward``). Rows pin the task, so a group's rollouts play the same task:
+benchmark rows name a ``task_id``; a simulator id's dataset is a stream whose rows the simulator proposes
+when the trainer reads them (``task``: the generated Task, ``seed``), and each group's outcome updates the
+simulator (``LiveTasks.record``). Give ``GRPOConfig(shuffle_dataset=False)`` so the stream is read as the
+trainer goes. TRL's rollout function receives only the prompts, so each prompt's first message carries its
+row's pin (``genenv_row``, a JSON string that chat templates never read).
 
 Imports ``datasets`` (TRL's dependency) when a dataset is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from genenv_gym.extras import require_extra
-from genenv_gym.integrations.live_episode import LiveEpisode
+from genenv_gym.integrations.live_rollout import LiveRollout, RolloutRecord, TokenBudget
 from genenv_gym.integrations.live_tasks import LiveTasks
+from genenv_gym.integrations.template_backend import TemplateBackend
 
-#: What ``act`` answers once the episode has ended.
-EPISODE_ENDED = "The episode has ended."
-
-
-class GenEnvEnvironment:
-    """One rollout's environment for TRL (single-turn envs: no tools, the reply is the action)."""
-
-    def __init__(self, tasks: LiveTasks) -> None:
-        self._tasks = tasks
-        self._episode: LiveEpisode | None = None
-
-    @property
-    def episode(self) -> LiveEpisode | None:
-        """The rollout's episode (None before the first reset)."""
-        return self._episode
-
-    def reset(self, **row: Any) -> None:
-        """Start the task the dataset row pins (the row's prompt already holds its chat)."""
-        if self._episode is not None:
-            self._episode.stop()
-        self._episode = LiveEpisode(self._tasks, self._tasks.task_for(row))
-
-    def _finish(self, reply: str | None, tool_calls: Sequence[Mapping[str, Any]] = ()) -> float:
-        """Play the rollout's last reply if the episode is still open, then end it; the episode's return."""
-        episode = self._require()
-        if reply is not None and not episode.done:
-            episode.step(episode.action(reply, tool_calls))
-        return episode.stop()
-
-    def _require(self) -> LiveEpisode:
-        if self._episode is None:
-            raise RuntimeError("reset() has not been called")
-        return self._episode
+#: The key of a prompt's first message that holds its row's task pin (a JSON string).
+ROW_KEY = "genenv_row"
 
 
-class GenEnvToolEnvironment(GenEnvEnvironment):
-    """One rollout's environment for TRL (multi-turn envs: the ``act`` tool plays one action)."""
+def pinned(row: Mapping[str, Any], official: bool) -> dict[str, Any]:
+    """``row`` whose prompt's first message carries the row's task pin (``ROW_KEY``): an official task's id,
+    a generated task's content."""
+    pin = {"task_id": row["task_id"]} if official else {"task": row["task"], "seed": row.get("seed", 0)}
+    prompt = [dict(m) for m in row["prompt"]]
+    prompt[0] = {**prompt[0], ROW_KEY: json.dumps(pin)}
+    return {**row, "prompt": prompt}
 
-    def act(self, action: str) -> str:
-        """Play one action in the environment and read its answer.
 
-        Args:
-            action: the action as the task's instructions ask for it (a command, a list of calls, an answer).
-
-        Returns:
-            The environment's answer: its new turns as text.
-        """
-        episode = self._require()
-        if episode.done:
-            return EPISODE_ENDED
-        new = episode.step(episode.action(action))
-        if episode.done:
-            return EPISODE_ENDED
-        return "\n\n".join(str(m.get("content", "")) for m in new)
+def row_of(prompt: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The task pin a prompt carries (see ``pinned``)."""
+    raw = prompt[0].get(ROW_KEY) if prompt else None
+    if not raw:
+        raise ValueError(
+            f"the prompt carries no {ROW_KEY!r}: train on trl_environment(...).dataset, whose rows pin "
+            "their task"
+        )
+    return json.loads(raw)
 
 
 def env_reward(
-    completions: Sequence[Any], environments: Sequence[GenEnvEnvironment], **_: Any
+    completions: Sequence[Any], genenv_reward: Sequence[float] | None = None, **_: Any
 ) -> list[float]:
-    """TRL reward function: each rollout's last reply played as its episode's last action, then the return."""
-    rewards = []
-    for completion, environment in zip(completions, environments, strict=True):
-        reply, calls = _last_reply(completion)
-        rewards.append(environment._finish(reply, calls))
-    return rewards
+    """TRL reward function: each rollout's return, as the genenv rollout function played it."""
+    if genenv_reward is None:
+        raise ValueError(
+            "env_reward reads the returns GenEnvRollouts played: pass rollout_func=setup.rollout_func"
+        )
+    return [float(r) for r in genenv_reward]
 
 
-def _last_reply(completion: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    """The final assistant text of a rollout, or None when it ended on a tool call (nothing left to play)."""
-    if isinstance(completion, str):
-        return completion, []
-    message = completion[-1] if completion else {}
-    if message.get("role") != "assistant" or message.get("tool_calls"):
-        return None, []
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
-    return str(content or ""), []
+class GenEnvRollouts:
+    """TRL's ``rollout_func`` for one env id (see the module docstring).
+
+    Args:
+        tasks: the id's ``LiveTasks``.
+        max_turns: the most replies per episode (None: the env and the budget decide).
+        max_reply_tokens: the most tokens of one reply (None: what is left of ``max_completion_length``).
+    """
+
+    __name__ = "genenv_rollouts"
+
+    def __init__(
+        self, tasks: LiveTasks, max_turns: int | None = None, max_reply_tokens: int | None = None
+    ) -> None:
+        self.tasks = tasks
+        self.max_turns = max_turns
+        self.max_reply_tokens = max_reply_tokens
+        #: the records of the last batch played (what it sampled and what happened)
+        self.records: list[RolloutRecord] = []
+        self._backend: TemplateBackend | None = None
+
+    def __call__(self, prompts: Sequence[Sequence[Mapping[str, Any]]], trainer: Any) -> dict[str, Any]:
+        backend = self.backend(trainer)
+        budget = TokenBudget(
+            int(trainer.max_completion_length), None, _context_length(trainer), self.max_reply_tokens
+        )
+        rollouts = [
+            LiveRollout(self.tasks, self.tasks.task_for(row_of(prompt)), backend, budget, self.max_turns)
+            for prompt in prompts
+        ]
+        self.records = play(rollouts, lambda ids, n: _generate(trainer, ids, n))
+        return rollout_output(self.records)
+
+    def backend(self, trainer: Any) -> TemplateBackend:
+        """The trainer's tokenizer as a render-only backend (its chat-template kwargs and eos ids)."""
+        if self._backend is None:
+            self._backend = TemplateBackend(
+                trainer._tokenizer,
+                chat_template_kwargs=getattr(trainer, "chat_template_kwargs", None),
+                end_of_turn_ids=getattr(trainer, "eos_token_ids", ()) or (),
+            )
+        return self._backend
+
+
+def play(
+    rollouts: Sequence[LiveRollout],
+    generate: Callable[[list[list[int]], int], tuple[list[list[int]], list[list[float]] | None]],
+) -> list[RolloutRecord]:
+    """Play a batch of rollouts to their ends: per turn one ``generate(prompt ids, max new tokens)`` call for
+    every open rollout, then each reply played on its rollout in turn; their records."""
+    while open_ := [r for r in rollouts if r.open]:
+        ids, logprobs = generate([r.prompt_ids() for r in open_], max(r.max_new_tokens() for r in open_))
+        for index, (rollout, reply) in enumerate(zip(open_, ids, strict=True)):
+            rollout.add_reply(reply, logprobs[index] if logprobs is not None else None)
+    return [r.record() for r in rollouts]
+
+
+def rollout_output(records: Sequence[RolloutRecord]) -> dict[str, Any]:
+    """What TRL's ``rollout_func`` returns for these records (the extra keys reach the reward functions)."""
+    with_logprobs = all(r.response_logprobs is not None for r in records)
+    return {
+        "prompt_ids": [r.prompt_ids for r in records],
+        "completion_ids": [r.response_ids for r in records],
+        "logprobs": [r.response_logprobs for r in records] if with_logprobs else None,
+        "env_mask": [r.response_mask for r in records],
+        "genenv_reward": [r.reward for r in records],
+        "genenv_success": [r.success for r in records],
+        "genenv_turns": [r.turns for r in records],
+        "genenv_end": [r.end for r in records],
+    }
+
+
+def _context_length(trainer: Any) -> int | None:
+    if getattr(trainer, "use_vllm", False) and getattr(trainer.args, "vllm_max_model_length", None):
+        return int(trainer.args.vllm_max_model_length)
+    config = trainer.model.config
+    config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    window = getattr(config, "max_position_embeddings", None)
+    return int(window) if window else None
+
+
+def _generate(trainer: Any, prompt_ids: list[list[int]], max_new_tokens: int) -> tuple[list, list | None]:
+    """One reply per prompt from TRL's own generation path (``GRPOTrainer._generate_single_turn``, which
+    serves its transformers, paged and vLLM back ends), each at most ``max_new_tokens`` long where the back
+    end takes a per-call limit (transformers); longer replies are cut by the rollouts."""
+    with _max_new_tokens(trainer, max_new_tokens):
+        ids, logprobs = trainer._generate_single_turn(prompt_ids, None, {}, num_generations=1)
+    return [list(map(int, r)) for r in ids], logprobs
+
+
+@contextmanager
+def _max_new_tokens(trainer: Any, limit: int) -> Iterator[None]:
+    config = getattr(trainer, "generation_config", None)
+    kwargs = getattr(trainer, "generation_kwargs", None)
+    saved = (getattr(config, "max_new_tokens", None), dict(kwargs) if isinstance(kwargs, dict) else None)
+    try:
+        if config is not None and saved[0] is not None:
+            config.max_new_tokens = min(int(saved[0]), int(limit))
+        if isinstance(kwargs, dict) and "max_new_tokens" in kwargs:
+            kwargs["max_new_tokens"] = min(int(kwargs["max_new_tokens"]), int(limit))
+        yield
+    finally:
+        if config is not None and saved[0] is not None:
+            config.max_new_tokens = saved[0]
+        if isinstance(kwargs, dict) and saved[1] is not None:
+            kwargs.clear()
+            kwargs.update(saved[1])
 
 
 @dataclass
@@ -127,7 +197,7 @@ class TRLSetup:
     """What ``GRPOTrainer`` takes for one env id (see the module docstring)."""
 
     dataset: Any
-    environment_factory: Callable[[], GenEnvEnvironment]
+    rollout_func: GenEnvRollouts
     reward_func: Callable[..., list[float]]
     tasks: LiveTasks
     multi_turn: bool
@@ -139,8 +209,10 @@ def trl_environment(
     env_kwargs: Mapping[str, Any] | None = None,
     limit: int | None = None,
     seed: int = 0,
+    max_turns: int | None = None,
+    max_reply_tokens: int | None = None,
 ) -> TRLSetup:
-    """The dataset, environment factory and reward function that train on ``env_id`` with GRPOTrainer.
+    """The dataset, rollout function and reward function that train on ``env_id`` with GRPOTrainer.
 
     Args:
         env_id: any registered genenv id.
@@ -149,6 +221,10 @@ def trl_environment(
         env_kwargs: ``gymnasium.make`` arguments.
         limit: at most this many benchmark tasks (in the env's order).
         seed: the first proposal seed of a simulator id's stream.
+        max_turns: the most replies per episode (None: the env's own step limit and the token budget).
+        max_reply_tokens: the most tokens of one reply (a reply that reaches it is played as it stands and
+            the episode goes on, as ``genenv eval``'s ``max_new_tokens``; None: what is left of
+            ``max_completion_length``).
     """
     require_extra("trl", "trl_environment")
     import datasets
@@ -157,15 +233,11 @@ def trl_environment(
     if tasks.simulated:
         dataset = datasets.IterableDataset.from_generator(_stream, gen_kwargs={"tasks": tasks, "seed": seed})
     else:
-        dataset = datasets.Dataset.from_list(tasks.rows(limit))
-    cls = environment_class(tasks)
-    return TRLSetup(dataset, lambda: cls(tasks), env_reward, tasks, cls is GenEnvToolEnvironment)
+        dataset = datasets.Dataset.from_list([pinned(row, official=True) for row in tasks.rows(limit)])
+    rollouts = GenEnvRollouts(tasks, max_turns, max_reply_tokens)
+    return TRLSetup(dataset, rollouts, env_reward, tasks, tasks.multi_turn())
 
 
-def environment_class(tasks: LiveTasks) -> type[GenEnvEnvironment]:
-    """How an env is offered to TRL, read from its episodes: the ``act`` tool for multi-turn envs."""
-    return GenEnvToolEnvironment if tasks.multi_turn() else GenEnvEnvironment
-
-
-def _stream(tasks: LiveTasks, seed: int):
-    yield from tasks.row_stream(seed)
+def _stream(tasks: LiveTasks, seed: int) -> Iterator[dict[str, Any]]:
+    for row in tasks.row_stream(seed):
+        yield pinned(row, official=False)

@@ -6,33 +6,45 @@ Select it per row with the ``agent_name`` column (``genenv export --format verl`
 ``- name: genenv_agent`` / ``_target_: genenv_gym.integrations.verl_agent_loop.GenEnvAgentLoop``, see
 docs/trainers.md).
 
-Per rollout: the row's task (its ``reward_model.ground_truth`` Task JSON, else ``extra_info.task_id`` of the
-row's env id) opens the chat with the task's messages; each model turn is sampled by verl's server from the
-exact token ids so far, its text is read as ``genenv eval`` reads a reply (``llm_agent.parse_action``) and
-played on the env; the env's answer (``chat_session.environment_turn``) is appended as the ids of exactly
-the text the chat template puts between the model's last token and the next generation prompt, never
-re-tokenizing earlier text (``ChatSession``). ``response_mask`` is 1 on the sampled tokens only. The episode
-ends when the env ends it, after ``multi_turn.max_assistant_turns`` replies, or when the response reaches
-``response_length`` tokens (then it counts as a failure). ``reward_score`` is the episode's return under the
-domain's official metric, so verl needs no reward function for these rows. For a simulator id, each
-finished group of ``rollout.n`` rollouts of a task updates that worker's simulator (``LiveTasks.record``);
-the tasks themselves come from the exported table.
+Per rollout: the row's task (``extra_info.task_id`` of the row's env id, else the Task JSON in
+``reward_model.ground_truth``) is played through a ``LiveRollout`` (``live_rollout``): each reply is sampled
+by verl's server from the exact token ids so far, with ``max_tokens`` set to what is left of
+``rollout.response_length``; its text is read as ``genenv eval`` reads a reply and played on the env; the
+env's answer is appended as the ids of exactly the text the chat template puts between the model's last
+token and the next generation prompt (or, for a fresh prompt, replaces the chat). ``response_mask`` is 1 on
+the sampled tokens only. The episode ends when the env ends it, after ``multi_turn.max_assistant_turns``
+replies, or when the response budget is spent (a failure unless the reply that spent it ended the episode).
+A prompt longer than ``rollout.prompt_length`` is a failed row (reward 0, nothing sampled) with a warning.
+``reward_score`` is the episode's return under the domain's official metric, so verl needs no reward
+function for these rows. For a simulator id, each finished group of ``rollout.n`` rollouts of a task
+updates that worker's simulator (``LiveTasks.record``); the tasks themselves come from the exported table.
+
+The rows' env is made once per worker process per id and domain arguments (``extra_info.domain_kwargs``:
+the data folder ``genenv export`` read), off the event loop; all env work (starting episodes, playing
+replies, rendering the env's turns) runs on the id's own thread (``LiveTasks.executor``), so the loop keeps
+sampling for the other rollouts meanwhile and an id's episodes are never stepped at the same moment.
+``data.apply_chat_template_kwargs`` reach every chat render. ``metrics`` report ``generate_sequences`` (the
+seconds spent waiting for the server) and ``tool_calls`` (the seconds of env work).
 
 Imports verl (``pip install 'genenv-gym[verl]'``, see docs/trainers.md for the exact install).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
 from typing import Any
 from uuid import uuid4
 
-from genenv_gym.agents.backends.base import Completion
-from genenv_gym.agents.chat_session import ChatSession
 from genenv_gym.export.exporter import VERL_AGENT_NAME
 from genenv_gym.extras import require_extra
-from genenv_gym.integrations.live_episode import LiveEpisode
-from genenv_gym.integrations.live_tasks import LiveTasks
+from genenv_gym.integrations.live_rollout import LiveRollout, TokenBudget
+from genenv_gym.integrations.live_tasks import LiveTasks, env_kwargs_with
 from genenv_gym.integrations.template_backend import TemplateBackend
 
 require_extra("verl", "genenv_gym.integrations.verl_agent_loop")
@@ -42,19 +54,35 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 #: The ``agent_name`` that selects this loop (the value ``genenv export --format verl`` writes).
 AGENT_NAME = VERL_AGENT_NAME
 
-_LIVE: dict[tuple[str, int, str], LiveTasks] = {}
+_LIVE: dict[tuple[str, int, str], Future[LiveTasks]] = {}
+_LIVE_LOCK = threading.Lock()
+_MAKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="genenv-make")
+
+
+def _live_future(env_id: str, group_size: int, env_kwargs: dict[str, Any] | None) -> Future[LiveTasks]:
+    key = (env_id, group_size, json.dumps(env_kwargs or {}, sort_keys=True))
+    with _LIVE_LOCK:
+        future = _LIVE.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            future = _LIVE[key] = _MAKER.submit(LiveTasks, env_id, group_size, env_kwargs)
+    return future
 
 
 def live_tasks(env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None) -> LiveTasks:
-    """This process's ``LiveTasks`` of an env id (one per id, shared by every rollout it runs)."""
-    key = (env_id, group_size, json.dumps(env_kwargs or {}, sort_keys=True))
-    if key not in _LIVE:
-        _LIVE[key] = LiveTasks(env_id, group_size, env_kwargs)
-    return _LIVE[key]
+    """This process's ``LiveTasks`` of an env id and its arguments (one, shared by every rollout it runs)."""
+    return _live_future(env_id, group_size, env_kwargs).result()
 
 
-def row_task_pin(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """``(env id, row)`` of a verl row: its env id and the fields that pin its task."""
+async def live_tasks_async(
+    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None
+) -> LiveTasks:
+    """``live_tasks`` awaited: the env is made on a thread of its own while the loop serves other rollouts."""
+    return await asyncio.wrap_future(_live_future(env_id, group_size, env_kwargs))
+
+
+def row_task_pin(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """``(env id, row, domain kwargs)`` of a verl row: its env id, the fields that pin its task, and the
+    arguments its domain was exported with (``extra_info.domain_kwargs``, a JSON object string)."""
     extra = dict(kwargs.get("extra_info") or {})
     reward_model = dict(kwargs.get("reward_model") or {})
     env_id = extra.get("env_id") or kwargs.get("data_source")
@@ -62,7 +90,21 @@ def row_task_pin(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         raise ValueError(
             "a genenv_agent row needs extra_info.env_id or data_source (genenv export writes them)"
         )
-    return str(env_id), {"task": reward_model.get("ground_truth"), "task_id": extra.get("task_id")}
+    raw = extra.get("domain_kwargs") or {}
+    domain_kwargs = json.loads(raw) if isinstance(raw, str) else dict(raw)
+    row = {"task": reward_model.get("ground_truth"), "task_id": extra.get("task_id")}
+    return str(env_id), row, domain_kwargs
+
+
+@lru_cache(maxsize=8)
+def _generation_eos(model_path: str) -> tuple[int, ...]:
+    """The ``eos_token_id`` of a local model folder's generation config (none when there is no such file)."""
+    config = os.path.join(model_path, "generation_config.json")
+    if not os.path.isfile(config):
+        return ()
+    with open(config, encoding="utf-8") as handle:
+        eos = json.load(handle).get("eos_token_id")
+    return tuple(eos) if isinstance(eos, list) else ((eos,) if isinstance(eos, int) else ())
 
 
 @register(AGENT_NAME)
@@ -71,66 +113,65 @@ class GenEnvAgentLoop(AgentLoopBase):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.prompt_length = int(self.rollout_config.prompt_length)
-        self.response_length = int(self.rollout_config.response_length)
-        multi_turn = self.rollout_config.get("multi_turn", None) or {}
-        self.max_turns = multi_turn.get("max_assistant_turns", None) or 10_000
-        self.group_size = int(self.rollout_config.get("n", 1) or 1)
+        rollout = self.rollout_config
+        self.prompt_length = int(rollout.prompt_length)
+        self.response_length = int(rollout.response_length)
+        multi_turn = rollout.get("multi_turn", None) or {}
+        self.max_turns = multi_turn.get("max_assistant_turns", None) or None
+        self.group_size = int(rollout.get("n", 1) or 1)
+        model = self.config.get("actor_rollout_ref", {}).get("model", None) or {}
+        path = str(model.get("local_path", None) or model.get("path", None) or "")
+        self.backend = TemplateBackend(
+            self.tokenizer,
+            chat_template_kwargs=dict(self.apply_chat_template_kwargs or {}),
+            end_of_turn_ids=_generation_eos(path) if path else (),
+        )
+        self.budget = TokenBudget(self.response_length, self.prompt_length)
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
-        env_id, row = row_task_pin(kwargs)
-        tasks = live_tasks(env_id, self.group_size)
-        episode = LiveEpisode(tasks, tasks.task_for(row))
-        session = ChatSession(TemplateBackend(self.tokenizer), episode.messages)
-        if session.tokens.prompt_length > self.prompt_length:
-            raise ValueError(
-                f"the task's prompt has {session.tokens.prompt_length} tokens, more than "
-                f"rollout.prompt_length={self.prompt_length}: raise it or filter overlong prompts"
-            )
+        env_id, row, domain_kwargs = row_task_pin(kwargs)
+        tasks = await live_tasks_async(env_id, self.group_size, env_kwargs_with(env_id, domain_kwargs))
+        loop = asyncio.get_running_loop()
+
+        def env_work(fn: Any, *args: Any) -> asyncio.Future:
+            return loop.run_in_executor(tasks.executor, fn, *args)
+
+        task = await env_work(tasks.task_for, row)
+        rollout = await env_work(LiveRollout, tasks, task, self.backend, self.budget, self.max_turns)
         request_id = uuid4().hex
-        turns = 0
-        while True:
+        generating, preempted = 0.0, -1
+        while rollout.open:
+            params = {**sampling_params, "max_tokens": rollout.max_new_tokens()}
+            start = time.perf_counter()
             output = await self.server_manager.generate(
-                request_id=request_id, prompt_ids=session.prompt_ids(), sampling_params=sampling_params
+                request_id=request_id, prompt_ids=rollout.prompt_ids(), sampling_params=params
             )
-            ids = [int(t) for t in output.token_ids]
-            text = self.tokenizer.decode(ids, skip_special_tokens=True)
-            logprobs = tuple(output.log_probs) if output.log_probs else None
-            session.add_completion(Completion(text=text, token_ids=tuple(ids), logprobs=logprobs))
-            turns += 1
-            new = episode.step(episode.action(text))
-            full = self._response_tokens(session) >= self.response_length
-            if episode.done or turns >= self.max_turns or full:
-                break
-            session.add_environment(new)
-            if self._response_tokens(session) >= self.response_length:
-                break
-        reward = episode.stop()
-        return self._output(session, episode, reward, turns, bool(logprobs is not None))
-
-    @staticmethod
-    def _response_tokens(session: ChatSession) -> int:
-        return session.num_tokens - session.tokens.prompt_length
-
-    def _output(
-        self, session: ChatSession, episode: LiveEpisode, reward: float, turns: int, with_logprobs: bool
-    ) -> AgentLoopOutput:
-        record = session.tokens
-        start, end = record.prompt_length, record.prompt_length + self.response_length
+            generating += time.perf_counter() - start
+            if getattr(output, "num_preempted", None) is not None:
+                preempted = max(preempted, 0) + int(output.num_preempted)
+            logprobs = list(output.log_probs) if output.log_probs else None
+            await env_work(rollout.add_reply, [int(t) for t in output.token_ids], logprobs)
+        record = rollout.record()
         return AgentLoopOutput(
-            prompt_ids=record.token_ids[:start],
-            response_ids=record.token_ids[start:end],
-            response_mask=record.mask[start:end],
-            response_logprobs=record.logprobs[start:end] if with_logprobs else None,
-            reward_score=float(reward),
-            num_turns=len(session.messages),
-            metrics={},
+            prompt_ids=record.prompt_ids,
+            response_ids=record.response_ids,
+            response_mask=record.response_mask,
+            response_logprobs=record.response_logprobs,
+            reward_score=float(record.reward),
+            num_turns=len(rollout.session.messages),
+            metrics={
+                "generate_sequences": generating,
+                "tool_calls": record.env_seconds,
+                "num_preempted": preempted,
+            },
             extra_fields={
                 "turn_scores": [],
                 "tool_rewards": [],
-                "genenv_success": episode.success,
-                "genenv_finished": episode.finished,
-                "genenv_assistant_turns": turns,
-                "genenv_template_fallbacks": session.template_fallbacks,
+                "genenv_success": record.success,
+                "genenv_finished": record.finished,
+                "genenv_assistant_turns": record.turns,
+                "genenv_replaced_replies": record.replaced_replies,
+                "genenv_end": record.end,
+                "genenv_template_fallbacks": record.template_fallbacks,
             },
         )

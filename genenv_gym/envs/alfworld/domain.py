@@ -13,6 +13,7 @@ from genenv_gym.envs.alfworld import generator
 from genenv_gym.envs.alfworld.commands import normalize_command
 from genenv_gym.envs.alfworld.data import DEFAULT_SPLIT, GameRecord, alfworld_root, discover_games, read_game
 from genenv_gym.envs.alfworld.engine import AlfredEngine
+from genenv_gym.envs.alfworld.engine_pool import EnginePool
 from genenv_gym.envs.alfworld.episode import ALFWorldEpisode
 from genenv_gym.envs.alfworld.goals import GoalSpec, with_goal_text
 from genenv_gym.envs.alfworld.levels import NUM_LEVELS, difficulty_features
@@ -86,7 +87,7 @@ class ALFWorldDomain(Domain):
         self.translations = (
             TranslationCache(translation_dir(self.plan_cache)) if cached_engine and self.plan_cache else None
         )
-        self._player: AlfredEngine | None = None
+        self.engines = EnginePool(self._new_engine)
         self._checker: AlfredEngine | None = None
         self._generator: generator.GoalGenerator | None = None
         if cached_engine:
@@ -161,23 +162,25 @@ class ALFWorldDomain(Domain):
 
     # -- playing and grading ---------------------------------------------------------------------------
 
-    @property
-    def player(self) -> AlfredEngine:
-        """The engine episodes are played on (one per domain, reused across episodes)."""
-        if self._player is None:
-            self._player = AlfredEngine(cached=self.cached_engine, translations=self.translations)
-        return self._player
+    def _new_engine(self) -> AlfredEngine:
+        return AlfredEngine(cached=self.cached_engine, translations=self.translations)
 
     @property
     def checker(self) -> AlfredEngine:
-        """A second engine for ``verify`` and ``validate``, so checks never disturb an episode in progress."""
+        """The engine of ``verify`` and ``validate`` (each call loads, replays and is done), apart from the
+        episodes' engines, so checks never disturb an episode in progress."""
         if self._checker is None:
-            self._checker = AlfredEngine(cached=self.cached_engine, translations=self.translations)
+            self._checker = self._new_engine()
         return self._checker
 
     def start_episode(self, task: Task) -> Episode:
+        """A new episode of ``task`` on an engine of its own (``engines``: given back when it is closed), so
+        any number of episodes can be played at once, interleaved in any order."""
         return ALFWorldEpisode(
-            task, self.player, self.game_data(task), int(task.evaluation.get("max_steps", self.max_steps))
+            task,
+            self.engines,
+            self.game_data(task),
+            int(task.evaluation.get("max_steps", self.max_steps)),
         )
 
     def render(self, task: Task) -> str:
@@ -255,7 +258,7 @@ class ALFWorldDomain(Domain):
         """Stop the planner worker and the engines."""
         if self._generator is not None:
             self._generator.close()
-        for engine in (self._player, self._checker):
-            if engine is not None:
-                engine.close()
-        self._player = self._checker = None
+        self.engines.close()
+        if self._checker is not None:
+            self._checker.close()
+        self._checker = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from genenv_gym.domain import Episode, StepResult
 from genenv_gym.envs.alfworld.commands import normalize_command
 from genenv_gym.envs.alfworld.engine import AlfredEngine, EngineState
+from genenv_gym.envs.alfworld.engine_pool import EnginePool
 from genenv_gym.envs.alfworld.prompt import with_goal
 from genenv_gym.task import Task
 
@@ -18,18 +20,27 @@ NOTHING_HAPPENS = "Nothing happens."
 class ALFWorldEpisode(Episode):
     """An agent playing one game: each command (valid or not) is a step; winning ends it, so does the budget.
 
+    The episode plays on an engine of its own, taken from ``engines`` and given back by ``close`` (or when
+    the episode is garbage-collected), so that episodes played at once never touch each other's game.
+
     Args:
         task: the game (benchmark or generated) as a Task.
-        engine: the engine to play on, already holding nothing in particular (the episode loads the game).
+        engines: the pool the episode's engine comes from (the episode loads its game on it).
         game: the game data the engine loads (``ALFWorldDomain.game_data(task)``).
         max_steps: the step budget (50, as ALFWorld's evaluation configs); then the episode is truncated.
     """
 
-    def __init__(self, task: Task, engine: AlfredEngine, game: dict[str, Any], max_steps: int) -> None:
-        self.engine = engine
+    def __init__(self, task: Task, engines: EnginePool, game: dict[str, Any], max_steps: int) -> None:
+        engine = engines.acquire()
+        try:
+            engine.load(game, key=_game_key(task))
+            state = engine.reset()
+        except BaseException:
+            engines.release(engine)
+            raise
+        self._engine = engine
+        self._release = weakref.finalize(self, engines.release, engine)
         self.goal = str(task.evaluation["goal"])
-        engine.load(game, key=_game_key(task))
-        state = engine.reset()
         super().__init__(task, with_goal(state.feedback, self.goal))
         self.max_steps = max_steps
         self.steps = 0
@@ -38,6 +49,18 @@ class ALFWorldEpisode(Episode):
         self.admissible = state.admissible_commands
         self._plan = list(task.evaluation.get("walkthrough") or ())
         self._on_plan = True
+
+    @property
+    def engine(self) -> AlfredEngine:
+        """The engine this episode's game is on (until the episode is closed)."""
+        if not self._release.alive:
+            raise RuntimeError("the episode was closed: its engine plays another game now")
+        return self._engine
+
+    def close(self) -> None:
+        """Give the engine back to the pool: the episode cannot step after this."""
+        self._release()
+        self.done = True
 
     def step(self, action: Any) -> StepResult:
         command = normalize_command(action)
