@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from genenv_gym.agents.backends.base import (
+    HF_ENGINES,
     Backend,
     BackendError,
     Completion,
@@ -28,8 +29,6 @@ from genenv_gym.agents.backends.base import (
 from genenv_gym.agents.backends.scripted import ScriptedBackend
 
 KINDS = ("hf", "tiny", "sglang", "sglang-server", "openai")
-#: The hf backend's generation engines (``HFBackend(engine=...)``, the trainer's ``agent.rollout_engine``).
-HF_ENGINES = ("auto", "fast", "padded", "continuous")
 
 __all__ = [
     "HF_ENGINES",

@@ -26,6 +26,8 @@ Prompt = str | Sequence[int]
 Messages = Sequence[Mapping[str, Any]]
 
 FINISH_REASONS = ("stop", "length", "error")
+#: The hf backend's generation engines (``HFBackend(engine=...)``, the trainer's ``agent.rollout_engine``).
+HF_ENGINES = ("auto", "fast", "padded", "continuous")
 
 
 class BackendError(RuntimeError):

@@ -39,8 +39,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessor
 from transformers.generation.streamers import BaseStreamer
 
-from genenv_gym.agents.backends import HF_ENGINES
 from genenv_gym.agents.backends.base import (
+    HF_ENGINES,
     Backend,
     BackendError,
     Completion,
