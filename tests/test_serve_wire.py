@@ -10,8 +10,7 @@ import pytest
 
 from genenv_gym.cli import main
 from genenv_gym.serve.catalog import registered_env_ids, space_from_json, space_to_json
-from genenv_gym.serve.errors import ForbiddenKwargs
-from genenv_gym.serve.limits import check_client_kwargs, merge_kwargs
+from genenv_gym.serve.limits import merge_kwargs
 from genenv_gym.serve.wire import NOT_JSON_KEY, NotJSON, info_to_json, options_from_json, to_json_value
 from genenv_gym.spaces import UnicodeText
 from genenv_gym.task import Task, freeze
@@ -76,11 +75,7 @@ def test_spaces_round_trip():
     assert back.contains("ünïcode")
 
 
-def test_clients_may_not_choose_paths_or_urls():
-    check_client_kwargs({"categories": ["multi_turn_base"], "domain_kwargs": {"scoring": "official"}})
-    for kwargs in ({"data_dir": "/etc"}, {"domain_kwargs": {"data_dir": "/"}}, {"retriever_url": "http://x"}):
-        with pytest.raises(ForbiddenKwargs):
-            check_client_kwargs(kwargs)
+def test_the_clients_kwargs_go_over_the_operators_one_level_deep():
     merged = merge_kwargs(
         {"domain_kwargs": {"data_dir": "/d", "scoring": "a"}}, {"domain_kwargs": {"scoring": "b"}}
     )
@@ -127,6 +122,8 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
         str(port),
         "--env",
         "GenEnv-Digits-v0",
+        "--workers",
+        "2",
     ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -137,16 +134,45 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
                     health = json.loads(answer.read())
             except OSError:
                 time.sleep(0.1)
-        assert health == {"status": "healthy", "active_sessions": 0, "max_sessions": 64, "env_ids": 1}
+        assert health == {
+            "status": "healthy",
+            "active_sessions": 0,
+            "max_sessions": 128,
+            "workers": 2,
+            "env_ids": 1,
+        }
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/envs", timeout=5) as answer:
             assert json.loads(answer.read()) == {"env_ids": ["GenEnv-Digits-v0"]}
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/envs/GenEnv-Digits-v0/spec", timeout=30):
+            pass  # a session's process came and went
+        children = _children(process.pid)
+        assert len(children) == 1  # the zygote
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in children), "the zygote outlived the server"
     # uvicorn shuts down gracefully, then re-raises the signal it caught
     assert process.returncode in (0, -signal.SIGTERM), err
     assert "Application shutdown complete" in err
     assert f"http://127.0.0.1:{port}/envs/<env id>" in err
+
+
+def _children(pid: int) -> list[int]:
+    from pathlib import Path
+
+    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
