@@ -77,7 +77,7 @@ class Server:
             env["PYTHONPATH"] = pythonpath
         command = [sys.executable, "-m", "genenv_gym.cli", "serve", "--port", str(self.port)]
         command += ["--data-dir", data_dir, *[f"--env={i}" for i in SERVED], *extra]
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115  (open while the server runs)
         self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=self.log)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 120
@@ -150,7 +150,9 @@ class Listener:
             def _record(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 self.rfile.read(length)
-                outer.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers)})
+                outer.requests.append(
+                    {"method": self.command, "path": self.path, "headers": dict(self.headers)}
+                )
                 self.send_response(500)
                 self.end_headers()
 
@@ -179,7 +181,9 @@ def attack_secret(server: Server, planted: Path) -> dict[str, Any]:
                 "backend_kwargs": {"api_key_env": CANARY_VAR},
             },
         }
-        answer = call("POST", server.url, "/envs/GenEnv-Sim-Digits-v0/reset", {"env_kwargs": kwargs}, timeout=180)
+        answer = call(
+            "POST", server.url, "/envs/GenEnv-Sim-Digits-v0/reset", {"env_kwargs": kwargs}, timeout=180
+        )
         got = listener.requests
         return {
             "status": answer[0],
@@ -195,8 +199,14 @@ def attack_url_fetch(server: Server, planted: Path) -> dict[str, Any]:
     listener = Listener()
     try:
         kwargs = {"simulator": "llm", "simulator_kwargs": {"backend": f"sglang-server:{listener.url}"}}
-        answer = call("POST", server.url, "/envs/GenEnv-Sim-Digits-v0/reset", {"env_kwargs": kwargs}, timeout=180)
-        return {"status": answer[0], "listener_requests": len(listener.requests), "messages": messages(answer)}
+        answer = call(
+            "POST", server.url, "/envs/GenEnv-Sim-Digits-v0/reset", {"env_kwargs": kwargs}, timeout=180
+        )
+        return {
+            "status": answer[0],
+            "listener_requests": len(listener.requests),
+            "messages": messages(answer),
+        }
     finally:
         listener.close()
 
@@ -252,7 +262,10 @@ def _marked(value: Any) -> Any:
 def attack_remote_code(server: Server, planted: Path) -> dict[str, Any]:
     kwargs = {
         "simulator": "llm",
-        "simulator_kwargs": {"backend": f"hf:{planted / 'model'}", "backend_kwargs": {"trust_remote_code": True}},
+        "simulator_kwargs": {
+            "backend": f"hf:{planted / 'model'}",
+            "backend_kwargs": {"trust_remote_code": True},
+        },
     }
     answer = call("POST", server.url, "/envs/GenEnv-Sim-Digits-v0/reset", {"env_kwargs": kwargs}, timeout=180)
     return {
@@ -268,13 +281,17 @@ def attack_file_split(server: Server, planted: Path) -> dict[str, Any]:
     results = {}
     for name, split in (("relative", relative), ("absolute", str(planted / "planted"))):
         answer = call(
-            "POST", server.url, "/envs/GenEnv-TravelPlanner-v0/reset", {"env_kwargs": {"split": split}, "seed": 0}
+            "POST",
+            server.url,
+            "/envs/GenEnv-TravelPlanner-v0/reset",
+            {"env_kwargs": {"split": split}, "seed": 0},
         )
         results[name] = {"status": answer[0], "planted_text_served": "PLANTED-QUERY" in json.dumps(answer[1])}
         results[name]["message"] = messages(answer)[0][:300]
     return {
         "statuses": [results["relative"]["status"], results["absolute"]["status"]],
-        "planted_text_served": results["relative"]["planted_text_served"] or results["absolute"]["planted_text_served"],
+        "planted_text_served": results["relative"]["planted_text_served"]
+        or results["absolute"]["planted_text_served"],
         "messages": [results["relative"]["message"], results["absolute"]["message"]],
     }
 
@@ -366,7 +383,10 @@ class HonestPlayer:
             with connect(ws_url, open_timeout=60, max_size=None) as ws:
                 seed = 0
                 while not self.stop.is_set():
-                    for message in ({"type": "reset", "data": {"seed": seed}}, {"type": "step", "data": {"text": "hi"}}):
+                    for message in (
+                        {"type": "reset", "data": {"seed": seed}},
+                        {"type": "step", "data": {"text": "hi"}},
+                    ):
                         start = time.perf_counter()
                         ws.send(json.dumps(message))
                         answer = json.loads(ws.recv(timeout=self.timeout_s))
@@ -473,12 +493,17 @@ def attack_errors(server: Server, planted: Path) -> dict[str, Any]:
             answer = json.loads(ws.recv(timeout=30))
             ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
             after = json.loads(ws.recv(timeout=30))
-            out["deep_json_ws"] = f"{answer['type']}:{answer.get('data', {}).get('code')}, then {after['type']}"
+            out["deep_json_ws"] = (
+                f"{answer['type']}:{answer.get('data', {}).get('code')}, then {after['type']}"
+            )
     except Exception as error:
         out["deep_json_ws"] = f"session dropped ({type(error).__name__})"
     empty = call("POST", server.url, "/envs/GenEnv-ALFWorld-v0/reset", {"options": {"task": {}}})
     unknown = call(
-        "POST", server.url, "/envs/GenEnv-ALFWorld-v0/reset", {"options": {"task": {"id": "x", "domain": "alfworld", "bogus": 1}}}
+        "POST",
+        server.url,
+        "/envs/GenEnv-ALFWorld-v0/reset",
+        {"options": {"task": {"id": "x", "domain": "alfworld", "bogus": 1}}},
     )
     out["bad_task"] = [empty[0], unknown[0]]
     # a lone surrogate in an action that TravelPlanner's tool env echoes
@@ -488,7 +513,9 @@ def attack_errors(server: Server, planted: Path) -> dict[str, Any]:
     call("POST", server.url, f"/envs/{env_id}/reset", {"seed": 0, "session_id": sid})
     lone = json.dumps({"action": {"text": "Nope[\udc80]"}, "session_id": sid}).encode()
     first = call("POST", server.url, f"/envs/{env_id}/step", raw=lone)
-    second = call("POST", server.url, f"/envs/{env_id}/step", {"action": {"text": "Nope[x]"}, "session_id": sid})
+    second = call(
+        "POST", server.url, f"/envs/{env_id}/step", {"action": {"text": "Nope[x]"}, "session_id": sid}
+    )
     state = call("GET", server.url, f"/envs/{env_id}/state?session_id={sid}")
     out["surrogate_http"] = {
         "statuses": [first[0], second[0]],
@@ -502,7 +529,9 @@ def attack_errors(server: Server, planted: Path) -> dict[str, Any]:
             answer = json.loads(ws.recv(timeout=30))
             ws.send(json.dumps({"type": "step", "data": {"text": "Nope[x]"}}))
             after = json.loads(ws.recv(timeout=30))
-            out["surrogate_ws"] = f"{answer['type']}:{answer.get('data', {}).get('code')}, then {after['type']}"
+            out["surrogate_ws"] = (
+                f"{answer['type']}:{answer.get('data', {}).get('code')}, then {after['type']}"
+            )
     except Exception as error:
         out["surrogate_ws"] = f"session dropped ({type(error).__name__})"
     out["messages"] = messages(deep, empty, unknown, first, second)
@@ -589,7 +618,9 @@ def leaks(found: dict[str, Any], paths: list[str]) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data-dir", default=os.environ.get("GENENV_DATA_DIR", "../shared/benchmarks"))
     parser.add_argument("--server-pythonpath", default=None)
     parser.add_argument("--server-arg", action="append", default=[], help="an extra `genenv serve` argument")

@@ -223,8 +223,18 @@ BENCHMARK_OPTIONS: Mapping[str, Param] = {"task_id": Text(), "task": TaskData()}
 
 
 def check_object(params: Mapping[str, Param], value: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """Every key of ``value`` declared in ``params`` and its value accepted; the checked copy."""
-    checked = {}
+    """Every key of ``value`` declared in ``params`` and its value accepted; the checked copy.
+
+    Keys are checked first, nested objects included: a request that names any undeclared key is refused
+    for that key (403) whatever its other values.
+    """
+    check_keys(params, value, path)
+    return {key: params[key].check(item, f"{path}.{key}") for key, item in value.items()}
+
+
+def check_keys(params: Mapping[str, Param], value: Mapping[str, Any], path: str) -> None:
+    """ParamError (forbidden) for the first key of ``value`` (or of a nested declared object) that
+    ``params`` does not declare."""
     for key, item in value.items():
         where = f"{path}.{key}"
         if key not in params:
@@ -232,8 +242,9 @@ def check_object(params: Mapping[str, Param], value: Mapping[str, Any], path: st
             raise ParamError(
                 where, f"is not a client's choice on this server (a client may set: {allowed})", True
             )
-        checked[key] = params[key].check(item, where)
-    return checked
+        nested = params[key]
+        if isinstance(nested, Fields) and isinstance(item, Mapping):
+            check_keys(nested.params, item, where)
 
 
 def json_depth_ok(value: Any, max_depth: int = MAX_DEPTH) -> bool:
