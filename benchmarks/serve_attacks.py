@@ -635,7 +635,8 @@ def main() -> int:
         planted = Path(folder)
         plant(planted)
         server = Server(os.environ["GENENV_DATA_DIR"], args.server_pythonpath, args.server_arg)
-        server_paths = [os.environ["GENENV_DATA_DIR"], str(Path.home()), str(Path.cwd()), sys.prefix, folder]
+        # the server's own paths (the planted folder is the attacker's input: its echo is no leak)
+        server_paths = [os.environ["GENENV_DATA_DIR"], str(Path.home()), str(Path.cwd()), sys.prefix]
         try:
             for name in args.only or list(ATTACKS):
                 attack = ATTACKS[name]

@@ -138,6 +138,7 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
             "status": "healthy",
             "active_sessions": 0,
             "max_sessions": 128,
+            "max_sessions_per_client": 64,
             "workers": 2,
             "env_ids": 1,
         }

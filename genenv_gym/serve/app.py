@@ -67,7 +67,9 @@ class ServeConfig:
 def create_app(config: ServeConfig) -> FastAPI:
     """The server app for ``config`` (run it with uvicorn; ``genenv serve`` does)."""
     catalog, limits = config.catalog, config.limits
-    zygote = Zygote(catalog.make, describe, limits.session_memory_mb, limits.make_timeout_s)
+    zygote = Zygote(
+        catalog.make, describe, limits.session_memory_mb, limits.session_nice, limits.make_timeout_s
+    )
     manager = SessionManager(zygote, limits)
 
     @contextlib.asynccontextmanager
@@ -115,6 +117,7 @@ def create_app(config: ServeConfig) -> FastAPI:
             "status": "healthy",
             "active_sessions": len(manager.sessions),
             "max_sessions": limits.max_sessions,
+            "max_sessions_per_client": limits.max_sessions_per_client,
             "workers": limits.workers,
             "env_ids": len(catalog.env_ids),
         }

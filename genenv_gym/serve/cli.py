@@ -54,6 +54,12 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         default=defaults.session_memory_mb,
         help="data memory a session's process may take beyond what it shares (0: no limit)",
     )
+    parser.add_argument(
+        "--session-nice",
+        type=int,
+        default=defaults.session_nice,
+        help="niceness of sessions' processes above the server's (0: the same)",
+    )
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout_s, help="seconds")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout_s, help="seconds")
     parser.add_argument("--make-timeout", type=float, default=defaults.make_timeout_s, help="seconds")
@@ -115,6 +121,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         step_timeout_s=args.step_timeout,
         make_timeout_s=args.make_timeout,
         session_memory_mb=args.session_memory_mb,
+        session_nice=args.session_nice,
         max_body_bytes=args.max_body_bytes,
         max_action_chars=args.max_action_chars,
         header_timeout_s=args.header_timeout,

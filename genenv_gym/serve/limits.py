@@ -39,6 +39,9 @@ class ServeLimits:
     #: Data memory (MiB) a session's process may take beyond what it shares with the zygote; past it the
     #: env's allocation fails, the request is answered 422 (MEMORY_LIMIT) and the session closed.
     session_memory_mb: int = 4096
+    #: How many steps below the server's own priority sessions' processes run (``nice``): the server's
+    #: answering and the clients' turns never wait behind env work. 0: the same priority.
+    session_nice: int = 5
     #: Request bodies and WebSocket messages larger than this are refused (413 / close code 1009).
     max_body_bytes: int = 8 * 1024 * 1024
     #: Actions longer than this are refused (413) before they reach the env; shorter ones too long for the

@@ -34,16 +34,22 @@ from genenv_gym.serve.errors import (
 from genenv_gym.serve.wire import options_from_json
 
 
-def run_session(sock: socket.socket, make_env: Any, describe: Any, memory_mb: int | None) -> None:
+def run_session(
+    sock: socket.socket, make_env: Any, describe: Any, memory_mb: int | None, nice: int = 0
+) -> None:
     """Serve one session on ``sock`` until the server closes it; never returns (the process exits).
 
-    ``make_env(kwargs)`` builds the env; ``describe(env)`` is what a ``make`` answers (its spaces).
+    ``make_env(kwargs)`` builds the env; ``describe(env)`` is what a ``make`` answers (its spaces). The
+    process runs ``nice`` steps below the server (its env work never delays the server's own) and takes at
+    most ``memory_mb`` of data memory beyond what it inherited.
     """
     code = 0
     env = None
     try:
         _own_process_group()
         _limit_memory(memory_mb)
+        if nice > 0:
+            os.nice(nice)
         while True:
             try:
                 request = frames.receive(sock)

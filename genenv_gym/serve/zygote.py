@@ -45,11 +45,13 @@ class Zygote:
         make_env: MakeEnv,
         describe: Callable[[Any], Any],
         memory_mb: int | None = None,
+        nice: int = 0,
         timeout_s: float = 300.0,
     ) -> None:
         self.make_env = make_env
         self.describe = describe
         self.memory_mb = memory_mb
+        self.nice = nice
         self.timeout_s = timeout_s
         self.pid: int | None = None
         self._sock: socket.socket | None = None
@@ -146,7 +148,7 @@ def _zygote_main(sock: socket.socket, parent: int, zygote: Zygote) -> None:
             sock.close()
             session = socket.socket(fileno=fds[0])
             make = functools.partial(zygote.make_env, env_id)
-            run_session(session, make, zygote.describe, zygote.memory_mb)
+            run_session(session, make, zygote.describe, zygote.memory_mb, zygote.nice)
         with contextlib.suppress(OSError):
             os.setpgid(pid, pid)  # before the server can try to kill its group
         os.close(fds[0])
