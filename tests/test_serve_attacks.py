@@ -465,3 +465,11 @@ def test_idle_and_slow_connections_are_closed(server):
             sock.close()
     with client(url) as c:  # the server serves on
         assert c.get("/health").status_code == 200
+    # an honest HTTP session idle past the keep-alive goes on: the client opens its connection again
+    import gymnasium as gym
+
+    env = gym.make("GenEnv-Remote-v0", url=url, env_id=TOY, transport="http")
+    env.reset()
+    time.sleep(LIMITS["keep_alive_s"] + 0.6)
+    assert env.step("after a pause")[0].startswith("after a pause")
+    env.close()

@@ -1,4 +1,5 @@
-"""What travels: info and options as JSON (serve/wire.py), spaces, the client-kwargs policy, the CLI."""
+"""What travels: info and options as JSON (serve/wire.py), spaces, client JSON checked, messages without
+server paths, the CLI."""
 
 from __future__ import annotations
 
@@ -7,11 +8,21 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genenv_gym.cli import main
 from genenv_gym.serve.catalog import registered_env_ids, space_from_json, space_to_json
+from genenv_gym.serve.errors import InvalidText, ServeError, redact_paths
 from genenv_gym.serve.limits import merge_kwargs
-from genenv_gym.serve.wire import NOT_JSON_KEY, NotJSON, info_to_json, options_from_json, to_json_value
+from genenv_gym.serve.wire import (
+    NOT_JSON_KEY,
+    NotJSON,
+    info_to_json,
+    json_text,
+    options_from_json,
+    to_json_value,
+)
 from genenv_gym.spaces import UnicodeText
 from genenv_gym.task import Task, freeze
 
@@ -182,3 +193,40 @@ def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
     rows = [line for line in doc.splitlines() if line.startswith("| `GenEnv-") and "| reference |" in line]
     assert [row.split("`")[1] for row in rows] == registered_env_ids()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.text() | st.integers() | st.booleans(), lambda inner: st.lists(inner, max_size=3)))
+def test_json_text_carries_any_string_through_utf8(value):
+    """Strings with lone surrogates (an env may echo them) still travel: escaped, the same once decoded."""
+    text = json_text({"observation": value})
+    assert json.loads(text.encode("utf-8")) == {"observation": value}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+    st.lists(st.text(alphabet="abcXYZ019_.-", min_size=1, max_size=8), min_size=2, max_size=5),
+)
+def test_messages_lose_every_absolute_path(prefix, parts):
+    path = "/" + "/".join(parts)
+    redacted = redact_paths(f"{prefix} cannot open {path}: no such file")
+    assert path not in redacted and "<server path>" in redacted
+
+
+def test_client_json_is_checked_for_depth_and_text():
+    pytest.importorskip("pydantic")
+    from genenv_gym.serve.contract import check_json
+
+    check_json({"a": [{"b": "ünï"}]}, "x")
+    deep: dict = {}
+    node = deep
+    for _ in range(40):
+        node["k"] = {}
+        node = node["k"]
+    with pytest.raises(ServeError, match="nests deeper"):
+        check_json(deep, "x")
+    with pytest.raises(InvalidText, match="lone surrogate"):
+        check_json({"a": ["ok", "bad \udc80"]}, "x")
+    with pytest.raises(InvalidText):
+        check_json({"key \ud800": 1}, "x")

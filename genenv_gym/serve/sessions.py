@@ -49,10 +49,6 @@ class Session:
         self.step_count = 0
         self.closed = False
 
-    @property
-    def built(self) -> bool:
-        return self.process is not None
-
     def state(self) -> dict[str, Any]:
         """OpenEnv's ``State``: the episode id and the steps taken in it, plus the env id."""
         return {"episode_id": self.episode_id, "step_count": self.step_count, "env_id": self.env_id}

@@ -27,7 +27,6 @@ from genenv_gym.serve.errors import (
     EnvFailed,
     EpisodeStateError,
     MemoryLimit,
-    ServeError,
     WorkerLost,
     redact_paths,
 )
@@ -185,10 +184,3 @@ class WorkerProcess:
             self._writer.close()
         else:
             self._sock.close()
-
-
-def describe_error(error: BaseException) -> ServeError:
-    """Any exception as the ServeError a client is answered with (its message without server paths)."""
-    if isinstance(error, ServeError):
-        return error
-    return EnvFailed(redact_paths(f"{type(error).__name__}: {error}"))
