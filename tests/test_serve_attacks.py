@@ -453,9 +453,8 @@ def test_idle_and_slow_connections_are_closed(server):
     assert idle < 2 and headers < 2 and body < 2, (idle, headers, body)
     assert b" 408 " in said and b"REQUEST_TIMEOUT" in said
     # connections beyond the per-client cap are closed at once
-    socks = [
-        socket.create_connection(("127.0.0.1", port)) for _ in range(LIMITS["max_connections_per_client"] + 2)
-    ]
+    cap = LIMITS["max_connections_per_client"]
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(cap + 2)]
     try:
         time.sleep(0.2)
         socks[-1].settimeout(1)
@@ -463,6 +462,11 @@ def test_idle_and_slow_connections_are_closed(server):
     finally:
         for sock in socks:
             sock.close()
+    # WebSocket sessions count as connections while they last, and no longer
+    for _ in range(cap + 2):
+        with ws_connect(url, TOY) as ws:
+            assert ask(ws, {"type": "state"})["type"] == "state"
+    time.sleep(0.3)
     with client(url) as c:  # the server serves on
         assert c.get("/health").status_code == 200
     # an honest HTTP session idle past the keep-alive goes on: the client opens its connection again

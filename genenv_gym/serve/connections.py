@@ -45,6 +45,7 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_for_headers = False
+        self._counted = True
         self._peer = self.client[0] if self.client else "unknown"
         self.open_per_client[self._peer] += 1
         if self.open_per_client[self._peer] > self.per_client:
@@ -54,10 +55,15 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        self.open_per_client[self._peer] -= 1
-        if self.open_per_client[self._peer] <= 0:
-            del self.open_per_client[self._peer]
+        self._uncount()
         super().connection_lost(exc)
+
+    def _uncount(self) -> None:
+        if self._counted:
+            self._counted = False
+            self.open_per_client[self._peer] -= 1
+            if self.open_per_client[self._peer] <= 0:
+                del self.open_per_client[self._peer]
 
     def data_received(self, data: bytes) -> None:
         if self._deadline is not None and not self._waiting_for_headers:
@@ -67,8 +73,19 @@ class GuardedH11Protocol(H11Protocol):
     def handle_events(self) -> None:
         cycle = self.cycle
         super().handle_events()
-        if self.cycle is not cycle or self.transport.get_protocol() is not self:
+        upgraded = self.transport.get_protocol()
+        if self.cycle is not cycle or upgraded is not self:
             self._disarm()  # the headers are in (a request began, or the connection became a WebSocket)
+        if upgraded is not self and not getattr(upgraded, "_genenv_counted", False):
+            # a WebSocket now owns the connection: it stays counted until the WebSocket's end
+            lost = upgraded.connection_lost
+
+            def connection_lost(exc: Exception | None) -> None:
+                self._uncount()
+                lost(exc)
+
+            upgraded.connection_lost = connection_lost
+            upgraded._genenv_counted = True
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
