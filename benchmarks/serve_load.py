@@ -334,7 +334,7 @@ class Attacker:
         self.workers: list[threading.Thread] = []
         self.batch = self._largest_batch("GenEnv-Sim-ALFWorld-v0")
 
-    def _conn(self, timeout: float = 600):
+    def _conn(self, timeout: float = 120):
         host, port = self.url.removeprefix("http://").split(":")
         return http.client.HTTPConnection(host, int(port), timeout=timeout, source_address=(ATTACKER, 0))
 
@@ -445,7 +445,7 @@ class Attacker:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         for worker in self.workers:
-            worker.join(120)
+            worker.join(30)  # a request still waiting on a stalled server is abandoned (daemon threads)
         for session_id in self.held:
             self._send("DELETE", f"/envs/GenEnv-BFCL-MultiTurn-v0/sessions/{session_id}", None)
 
