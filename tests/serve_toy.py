@@ -3,9 +3,9 @@
 Actions: ``sleep:S`` (sleeps S seconds), ``spin`` (a busy loop that never ends), ``child`` (starts a
 ``sleep`` subprocess and answers its pid), ``alloc:MB`` (takes MB of memory and keeps it), ``global:V``
 (sets a module global that every observation shows), ``crash`` (ends its process), ``raise`` (a
-ValueError naming a server path); anything else is echoed. Reset option ``mark`` (declared for clients)
-is shown in the observation. Closing appends a line to ``ToyEnv.close_log`` (a file: sessions close in
-their own processes).
+ValueError naming a server path), ``pid`` (answers its process id); anything else is echoed. Reset
+option ``mark`` (declared for clients) is shown in the observation. Closing appends a line to
+``ToyEnv.close_log`` (a file: sessions close in their own processes).
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ class ToyEnv(gym.Env):
             os._exit(3)
         elif kind == "raise":
             raise ValueError(f"cannot read {self.secret_path}")
+        elif kind == "pid":
+            return str(os.getpid()), 0.0, False, False, {}
         return f"{action} global={SHARED['value']}", 0.0, False, False, {}
 
     def close(self):

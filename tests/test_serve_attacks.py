@@ -42,6 +42,7 @@ CANARY = "GENENV_TEST_CANARY"
 
 LIMITS = {
     "step_timeout_s": 1.5,
+    "slow_call_s": 0.5,
     "workers": 2,
     "session_memory_mb": 300,
     "header_timeout_s": 0.6,
@@ -98,6 +99,10 @@ def open_session(c: httpx.Client, env_id: str = TOY, **kwargs) -> str:
 
 def step(c: httpx.Client, sid: str, text: str, env_id: str = TOY) -> httpx.Response:
     return c.post(f"/envs/{env_id}/step", json={"action": {"text": text}, "session_id": sid})
+
+
+def niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[16])
 
 
 def alive(pid: int) -> bool:
@@ -273,19 +278,23 @@ def test_a_runaway_call_is_stopped_with_its_subprocesses_and_the_others_do_not_w
     with client(url, ATTACKER) as attacker, client(url) as honest:
         bad, good = open_session(attacker), open_session(honest)
         child = int(step(attacker, bad, "child").json()["observation"]["text"])
-        assert alive(child)
+        process = int(step(attacker, bad, "pid").json()["observation"]["text"])
+        assert alive(child) and niceness(process) == min(19, niceness(os.getpid()) + 5)  # below the server
         answers = {}
         spin = threading.Thread(target=lambda: answers.update(spin=step(attacker, bad, "spin")))
         start = time.monotonic()
         spin.start()
         latencies = []
+        lowered = False
         while spin.is_alive() and time.monotonic() - start < 10:
             begin = time.monotonic()
             assert step(honest, good, "hi").status_code == 200
             latencies.append(time.monotonic() - begin)
+            lowered = lowered or (time.monotonic() - start > 1.1 and niceness(process) == 19)
         spin.join(10)
         assert answers["spin"].status_code == 504 and answers["spin"].json()["code"] == "STEP_TIMEOUT"
         assert 1.4 < time.monotonic() - start < 6
+        assert lowered  # past slow_call_s the runaway ran at the lowest priority
         assert max(latencies) < 0.5 and len(latencies) > 5  # the honest session went on meanwhile
         deadline = time.monotonic() + 5
         while alive(child) and time.monotonic() < deadline:

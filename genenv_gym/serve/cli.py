@@ -63,6 +63,12 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout_s, help="seconds")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout_s, help="seconds")
     parser.add_argument("--make-timeout", type=float, default=defaults.make_timeout_s, help="seconds")
+    parser.add_argument(
+        "--slow-call",
+        type=float,
+        default=defaults.slow_call_s,
+        help="seconds after which a running call drops its session to the lowest CPU priority",
+    )
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes)
     parser.add_argument("--max-action-chars", type=int, default=defaults.max_action_chars)
     parser.add_argument("--header-timeout", type=float, default=defaults.header_timeout_s, help="seconds")
@@ -120,6 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         idle_timeout_s=args.idle_timeout,
         step_timeout_s=args.step_timeout,
         make_timeout_s=args.make_timeout,
+        slow_call_s=args.slow_call,
         session_memory_mb=args.session_memory_mb,
         session_nice=args.session_nice,
         max_body_bytes=args.max_body_bytes,

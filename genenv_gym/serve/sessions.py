@@ -5,7 +5,9 @@ stateless requests) against ``max_sessions`` and, per client address, ``max_sess
 session's env is built and played in its own process, forked from the zygote (serve/zygote.py). A build,
 reset or step runs when the client's fair share of the ``workers`` slots allows (serve/fairness.py) and
 within its time limit, counted from when it starts: past it, the session's process (and whatever it
-started) is killed, the request answered 504 and the session closed; no other session notices. Idle HTTP
+started) is killed, the request answered 504 and the session closed; no other session notices. A call
+still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
+sessions go first, as in a feedback queue). Idle HTTP
 sessions are closed after the idle timeout, and every session at shutdown.
 """
 
@@ -141,6 +143,9 @@ class SessionManager:
         async with self.slots.slot(session.client):
             if session.closed:
                 raise UnknownSession(f"session {session.id} is closed")
+            slow = asyncio.get_running_loop().call_later(
+                self.limits.slow_call_s, session.process.deprioritize
+            )
             try:
                 return await asyncio.wait_for(session.process.ask(message), timeout)
             except asyncio.TimeoutError:
@@ -154,6 +159,8 @@ class SessionManager:
             except (MemoryLimit, WorkerLost):
                 await self.close(session)
                 raise
+            finally:
+                slow.cancel()
 
     async def close(self, session: Session) -> None:
         """End the session's process (its env closed there) and free its slot (idempotent)."""

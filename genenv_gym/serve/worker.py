@@ -175,6 +175,12 @@ class WorkerProcess:
                 await asyncio.wait_for(self._reader.read(), timeout_s)  # the end: it has exited
         self.kill()
 
+    def deprioritize(self) -> None:
+        """Drop the process and everything it started to the lowest CPU priority (for good: a process may
+        not raise its own priority again)."""
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PGRP, self.pid, 19)
+
     def kill(self) -> None:
         """SIGKILL the process and everything it started (idempotent)."""
         self.dead = True
