@@ -18,7 +18,8 @@ For each id, ``--sessions`` scripted oracle episodes (seeds 0..N-1) are played t
    proposal proved by the planner: seconds of CPU each, past the step timeout), of
    ``GenEnv-Sim-TravelPlanner-v0`` at batch 64, steps of 100,000-character actions, connections that drip
    their headers, and refused requests (forbidden kwargs, JSON nested 100,000 deep). Honest latency
-   (p50, p99), sessions lost, and transcripts equal to the quiet run's.
+   (p50, p99), sessions lost, and transcripts equal to the quiet run's; ``--repeats N`` alternates quiet
+   and attacked runs N times and reports the medians (other work on the machine drifts).
 Then a client process is killed (SIGKILL) mid-episode, and the time until its session is freed is timed.
 Memory per session: the server's resident memory with N sessions open minus before, over N.
 
@@ -484,6 +485,9 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--malformed", type=int, default=10_000, help="0: no noisy run")
     parser.add_argument("--attacker", action="store_true", help="also the attacked run")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="quiet and attacked runs alternated this often"
+    )
     parser.add_argument("--server-pythonpath", default=None, help="run the server from another copy")
     parser.add_argument("--server-arg", action="append", default=[], help="an extra `genenv serve` argument")
     parser.add_argument("--max-seconds", type=float, default=900)
@@ -551,22 +555,42 @@ def main() -> int:
                     ),
                 }
             if args.attacker:
-                deadline.check(f"attacked run of {env_id}")
-                with Attacker(url) as attacker:
-                    time.sleep(5)  # its heavy calls under way
-                    attacked = remote_play(url, env_id, expected, server.pid)
-                same = sum(t == q for t, q in zip(attacked["transcripts"], quiet["transcripts"], strict=True))
+                # quiet and attacked runs alternate --repeats times (the machine's other load drifts):
+                # the medians of their latencies, every loss and every transcript counted
+                quiets, attacks, tallies = [quiet], [], []
+                for repeat in range(args.repeats):
+                    if repeat:
+                        deadline.check(f"quiet run {repeat + 1} of {env_id}")
+                        quiets.append(remote_play(url, env_id, expected, server.pid))
+                    deadline.check(f"attacked run {repeat + 1} of {env_id}")
+                    with Attacker(url) as attacker:
+                        time.sleep(5)  # its heavy calls under way
+                        attacks.append(remote_play(url, env_id, expected, server.pid))
+                    tallies.append(attacker.tally)
+                same = sum(
+                    t == q
+                    for a in attacks
+                    for t, q in zip(a["transcripts"], quiet["transcripts"], strict=True)
+                )
+                quiet_p99 = float(np.median([q["p99_ms"] for q in quiets]))
+                attacked_p99 = float(np.median([a["p99_ms"] for a in attacks]))
                 row |= {
-                    "attacked_steps_per_s": attacked["steps"] / attacked["seconds"],
-                    "attacked_p50_ms": attacked["p50_ms"],
-                    "attacked_p99_ms": attacked["p99_ms"],
-                    "attacked_p99_over_quiet": attacked["p99_ms"] / quiet["p99_ms"],
-                    "attacked_lost": len(attacked["lost"]),
-                    "attacked_lost_why": attacked["lost"][:3],
-                    "attacked_equal_quiet": f"{same}/{args.sessions}",
+                    "repeats": args.repeats,
+                    "quiet_p50_ms_median": float(np.median([q["p50_ms"] for q in quiets])),
+                    "quiet_p99_ms_median": quiet_p99,
+                    "quiet_p99_ms_each": [round(q["p99_ms"], 1) for q in quiets],
+                    "quiet_lost_all": sum(len(q["lost"]) for q in quiets),
+                    "attacked_steps_per_s": float(np.median([a["steps"] / a["seconds"] for a in attacks])),
+                    "attacked_p50_ms": float(np.median([a["p50_ms"] for a in attacks])),
+                    "attacked_p99_ms": attacked_p99,
+                    "attacked_p99_ms_each": [round(a["p99_ms"], 1) for a in attacks],
+                    "attacked_p99_over_quiet": attacked_p99 / quiet_p99,
+                    "attacked_lost": sum(len(a["lost"]) for a in attacks),
+                    "attacked_lost_why": [w for a in attacks for w in a["lost"]][:3],
+                    "attacked_equal_quiet": f"{same}/{args.sessions * args.repeats}",
                     "attacker_batch": attacker.batch,
                     "attacker_sessions_held": len(attacker.held),
-                    "attacker_statuses": attacker.tally,
+                    "attacker_statuses": tallies,
                 }
             results.append(row)
             print(json.dumps(row), flush=True)
@@ -593,7 +617,7 @@ def main() -> int:
             print("|---|---|---|---|---|---|")
             for r in results:
                 print(
-                    f"| `{r['env_id']}` | {r['p50_ms']:.1f} / {r['p99_ms']:.1f} "
+                    f"| `{r['env_id']}` | {r['quiet_p50_ms_median']:.1f} / {r['quiet_p99_ms_median']:.1f} "
                     f"| {r['attacked_p50_ms']:.1f} / {r['attacked_p99_ms']:.1f} "
                     f"| {r['attacked_p99_over_quiet']:.2f} | {r['attacked_lost']} "
                     f"| {r['attacked_equal_quiet']} |"

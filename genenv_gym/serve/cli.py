@@ -46,7 +46,7 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         "--workers",
         type=int,
         default=0,
-        help="env calls running at once, shared fairly between clients (default: the usable cores)",
+        help="env calls running at once, shared fairly between clients (default: twice the usable cores)",
     )
     parser.add_argument(
         "--session-memory-mb",

@@ -25,7 +25,9 @@ class ServeLimits:
     #: Sessions one client (one address) may hold at once.
     max_sessions_per_client: int = 64
     #: Env calls (builds, resets, steps) running at once, each in its session's process; a client with
-    #: others present gets its fair share of them (serve/fairness.py). Default: the usable cores.
+    #: others present gets its fair share of them (serve/fairness.py). Default: twice the usable cores (a
+    #: call holds its worker through its round trip to the session's process, so short calls leave a
+    #: core idle part of the time; long ones drop to the lowest priority after ``slow_call_s``).
     workers: int = 0
     #: A session with no request for this long is closed and its process ended.
     idle_timeout_s: float = 300.0
@@ -61,7 +63,7 @@ class ServeLimits:
 
     def __post_init__(self) -> None:
         if self.workers <= 0:
-            object.__setattr__(self, "workers", _cores())
+            object.__setattr__(self, "workers", 2 * _cores())
 
 
 def check_token(expected: str | None, authorization: str | None) -> None:
