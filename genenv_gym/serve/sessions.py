@@ -6,8 +6,8 @@ session's env is built and played in its own process, forked from the zygote (se
 reset or step runs when the client's fair share of the ``workers`` slots allows (serve/fairness.py) and
 within its time limit, counted from when it starts: past it, the session's process (and whatever it
 started) is killed, the request answered 504 and the session closed; no other session notices. A call
-still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
-sessions go first, as in a feedback queue). Idle HTTP
+still running after ``slow_call_s`` drops its process to the lowest CPU priority and leaves its slot for
+short calls (within the client's share of such background calls: a feedback queue). Idle HTTP
 sessions are closed after the idle timeout, and every session at shutdown.
 """
 
@@ -102,19 +102,22 @@ class SessionManager:
 
     async def build(self, session: Session, env_kwargs: dict[str, Any]) -> Any:
         """Fork the session's process and build its env there from the client's (checked) kwargs, within
-        ``make_timeout_s``; what the build answers (the env's spaces)."""
-        try:
-            process = await asyncio.to_thread(self.zygote.spawn, session.env_id)
-        except ZygoteError as error:
-            raise ServeError(
-                f"could not start a process for {session.env_id}: {error}", 503, "NO_WORKER"
-            ) from None
-        if session.closed:  # closed while its process was forking
-            process.kill()
-            raise UnknownSession(f"session {session.id} is closed")
-        session.process = process
-        await process.connect()
-        return await self._run(session, {"op": "make", "kwargs": env_kwargs}, self.limits.make_timeout_s)
+        ``make_timeout_s``; what the build answers (the env's spaces). The session counts as busy meanwhile
+        (the idle reaper leaves it alone)."""
+        async with session.lock:
+            try:
+                process = await asyncio.to_thread(self.zygote.spawn, session.env_id)
+            except ZygoteError as error:
+                raise ServeError(
+                    f"could not start a process for {session.env_id}: {error}", 503, "NO_WORKER"
+                ) from None
+            if session.closed:  # closed while its process was forking
+                process.kill()
+                raise UnknownSession(f"session {session.id} is closed")
+            session.process = process
+            await process.connect()
+            message = {"op": "make", "kwargs": env_kwargs}
+            return await self._run(session, message, self.limits.make_timeout_s)
 
     async def call(self, session: Session, message: dict[str, Any], exclusive: bool = True) -> Any:
         """Send a reset or step to the session's process; its answer within ``step_timeout_s``.
@@ -140,12 +143,16 @@ class SessionManager:
         the slot is granted (waiting for it does not count)."""
         if session.closed or session.process is None:
             raise UnknownSession(f"session {session.id} is closed")
-        async with self.slots.slot(session.client):
+        async with self.slots.slot(session.client) as ticket:
             if session.closed:
                 raise UnknownSession(f"session {session.id} is closed")
-            slow = asyncio.get_running_loop().call_later(
-                self.limits.slow_call_s, session.process.deprioritize
-            )
+            process = session.process
+
+            def long_call() -> None:
+                process.deprioritize()
+                ticket.demote()
+
+            slow = asyncio.get_running_loop().call_later(self.limits.slow_call_s, long_call)
             try:
                 return await asyncio.wait_for(session.process.ask(message), timeout)
             except asyncio.TimeoutError:
