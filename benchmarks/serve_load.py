@@ -434,7 +434,9 @@ class Attacker:
         start = time.monotonic()
         try:
             sock.sendall(b"POST /envs/GenEnv-BFCL-MultiTurn-v0/reset HTTP/1.1\r\nHost: x\r\n")
-            while time.monotonic() - start < 30 and not self.stop.is_set():
+            while time.monotonic() - start < 30:
+                if self.stop.is_set():
+                    return "stopped"
                 sock.sendall(b"X")
                 time.sleep(0.2)
             return "open after 30 s"

@@ -152,7 +152,11 @@ class SessionManager:
                 process.deprioritize()
                 ticket.demote()
 
-            slow = asyncio.get_running_loop().call_later(self.limits.slow_call_s, long_call)
+            slow = (
+                asyncio.get_running_loop().call_later(self.limits.slow_call_s, long_call)
+                if self.limits.slow_call_s > 0
+                else None
+            )
             try:
                 return await asyncio.wait_for(session.process.ask(message), timeout)
             except asyncio.TimeoutError:
@@ -167,7 +171,8 @@ class SessionManager:
                 await self.close(session)
                 raise
             finally:
-                slow.cancel()
+                if slow is not None:
+                    slow.cancel()
 
     async def close(self, session: Session) -> None:
         """End the session's process (its env closed there) and free its slot (idempotent)."""
