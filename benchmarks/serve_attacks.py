@@ -78,7 +78,8 @@ class Server:
         command = [sys.executable, "-m", "genenv_gym.cli", "serve", "--port", str(self.port)]
         command += ["--data-dir", data_dir, *[f"--env={i}" for i in SERVED], *extra]
         self.log = tempfile.TemporaryFile()  # noqa: SIM115  (open while the server runs)
-        self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=self.log)
+        # from that copy's folder: ``python -m`` puts the working directory first on the import path
+        self.process = subprocess.Popen(command, env=env, stdout=self.log, stderr=self.log, cwd=pythonpath)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

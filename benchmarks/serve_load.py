@@ -115,7 +115,10 @@ def start_server(
     command += [f"--env={i}" for i in ids]
     command += ["--max-sessions", str(max_sessions), "--max-body-bytes", str(MAX_BODY), *extra]
     env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    # run from that copy's folder: ``python -m`` puts the working directory first on the import path
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=pythonpath
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:

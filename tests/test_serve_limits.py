@@ -119,21 +119,24 @@ def test_websocket_errors_keep_the_connection_usable():
 
 
 def test_concurrent_steps_on_one_session_are_refused_and_slow_steps_time_out(toy_id):
-    with serve([toy_id], step_timeout_s=0.5) as url, httpx.Client(base_url=url, timeout=30) as c:
+    with serve([toy_id], step_timeout_s=1.5) as url, httpx.Client(base_url=url, timeout=30) as c:
         sid = session(c, toy_id)
         c.post(f"/envs/{toy_id}/reset", json={"session_id": sid})
         answers = {}
 
         def slow() -> None:
             answers["slow"] = c.post(
-                f"/envs/{toy_id}/step", json={"action": {"text": "sleep:1.5"}, "session_id": sid}
+                f"/envs/{toy_id}/step", json={"action": {"text": "sleep:4"}, "session_id": sid}
             )
 
         thread = threading.Thread(target=slow)
         thread.start()
-        time.sleep(0.2)
         with httpx.Client(base_url=url) as other:
-            busy = other.post(f"/envs/{toy_id}/step", json={"action": {"text": "hi"}, "session_id": sid})
+            for _ in range(10):  # until the slow step holds the session (it may reach the server later)
+                time.sleep(0.1)
+                busy = other.post(f"/envs/{toy_id}/step", json={"action": {"text": "hi"}, "session_id": sid})
+                if busy.status_code != 200:
+                    break
         thread.join(10)
         assert busy.status_code == 409 and "busy" in busy.json()["detail"]
         assert answers["slow"].status_code == 504

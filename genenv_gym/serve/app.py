@@ -34,7 +34,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from genenv_gym.serve.catalog import Catalog, describe
 from genenv_gym.serve.contract import ResetRequest, check_json, parse_action, parse_reset, parse_step, schemas
@@ -185,7 +185,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         return {"session_id": session_id, "closed": True}
 
     @app.post("/envs/{env_id}/reset")
-    async def http_reset(env_id: str, request: Request) -> dict[str, Any]:
+    async def http_reset(env_id: str, request: Request) -> Response:
         catalog.check(env_id)
         reset = _checked_reset(catalog, env_id, parse_reset(await _json_body(request, default={})))
         if reset.session_id is None:
@@ -201,7 +201,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         return await _reset(manager, session, reset)
 
     @app.post("/envs/{env_id}/step")
-    async def http_step(env_id: str, request: Request) -> dict[str, Any]:
+    async def http_step(env_id: str, request: Request) -> Response:
         catalog.check(env_id)
         action, session_id = parse_step(await _json_body(request), limits.max_action_chars)
         if session_id is None:
@@ -285,15 +285,16 @@ async def _websocket_loop(
                     env_kwargs = reset.env_kwargs
                 elif reset.env_kwargs and reset.env_kwargs != env_kwargs:
                     raise ServeError("env_kwargs are fixed by the connection's first reset", 422)
-                payload = await _reset(manager, session, reset, exclusive=False)
+                result = await _reset(manager, session, reset, exclusive=False)
             elif kind == "step":
                 if session.episode_id is None:
                     raise EpisodeStateError("call reset before step")
                 action = parse_action(data.get("data"), limits.max_action_chars)
-                payload = await _step(manager, session, action, exclusive=False)
+                result = await _step(manager, session, action, exclusive=False)
             else:
                 raise ServeError(f"Unknown message type: {kind!r}", 422, "UNKNOWN_TYPE")
-            await _send(websocket, {"type": "observation", "data": payload})
+            # the session's process made the result's JSON text: passed on as it is
+            await websocket.send_text('{"type":"observation","data":' + result.body.decode("utf-8") + "}")
         except ServeError as error:
             await _send(websocket, _ws_error(error))
             if session.closed:
@@ -311,21 +312,21 @@ def _checked_reset(catalog: Catalog, env_id: str, reset: ResetRequest) -> ResetR
 
 async def _reset(
     manager: SessionManager, session: Session, reset: ResetRequest, exclusive: bool = True
-) -> dict[str, Any]:
+) -> Response:
+    """The reset's result, as the JSON text the session's process made (passed on unread)."""
     message = {"op": "reset", "seed": reset.seed, "options": reset.options}
-    payload = await manager.call(session, message, exclusive)
+    result = await manager.call(session, message, exclusive)
     manager.start_episode(session)
     if reset.episode_id is not None:
         session.episode_id = reset.episode_id
-    return payload
+    return Response(result, media_type="application/json")
 
 
-async def _step(
-    manager: SessionManager, session: Session, action: str, exclusive: bool = True
-) -> dict[str, Any]:
-    payload = await manager.call(session, {"op": "step", "action": action}, exclusive)
+async def _step(manager: SessionManager, session: Session, action: str, exclusive: bool = True) -> Response:
+    """The step's result, as the JSON text the session's process made (passed on unread)."""
+    result = await manager.call(session, {"op": "step", "action": action}, exclusive)
     session.step_count += 1
-    return payload
+    return Response(result, media_type="application/json")
 
 
 async def _json_body(request: Request, default: Any = None) -> Any:

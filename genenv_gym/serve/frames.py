@@ -1,8 +1,10 @@
-"""What the server and a session's process say to each other: JSON messages, each behind its length.
+"""What the server and a session's process say to each other, each message behind its length.
 
-Both directions are JSON (never pickle): a session process runs env code on a client's input, and what it
-sends back is data the server reads, not objects it rebuilds. Strings travel ASCII-escaped, so text with
-lone surrogates (which UTF-8 cannot carry) crosses unchanged.
+Requests (server to process) are JSON, strings ASCII-escaped (text with lone surrogates crosses
+unchanged). Replies (process to server) are a kind byte and a body: ``O`` and the result as the JSON text
+the client gets (the server forwards it without reading it), or ``E`` and a JSON error. Nothing is ever
+pickled: a session's process runs env code on a client's input, and what it sends back is data, not
+objects the server rebuilds.
 """
 
 from __future__ import annotations
@@ -30,9 +32,15 @@ def encode(message: Any) -> bytes:
     return _LENGTH.pack(len(data)) + data
 
 
-def send(sock: socket.socket, message: Any) -> None:
-    """Write one frame on a blocking socket."""
-    sock.sendall(encode(message))
+#: The kinds of a reply.
+OK, ERROR = b"O", b"E"
+
+
+def encode_reply(kind: bytes, body: bytes) -> bytes:
+    """A reply frame: its length, its kind, its body."""
+    if len(body) + 1 > MAX_FRAME_BYTES:
+        raise ValueError(f"a reply of {len(body)} bytes is larger than {MAX_FRAME_BYTES}")
+    return _LENGTH.pack(len(body) + 1) + kind + body
 
 
 def receive(sock: socket.socket) -> Any:
@@ -55,14 +63,16 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-async def read(reader: asyncio.StreamReader) -> Any:
-    """Read one frame from an asyncio stream; FrameError at its end or on a bad length."""
+async def read_reply(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """Read one reply frame from an asyncio stream: (kind, body); FrameError at its end or when broken."""
     try:
         (length,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
-        if length > MAX_FRAME_BYTES:
+        if not 1 <= length <= MAX_FRAME_BYTES:
             raise FrameError(f"a frame of {length} bytes announced")
-        return json.loads(await reader.readexactly(length))
+        frame = await reader.readexactly(length)
     except asyncio.IncompleteReadError:
         raise FrameError("the peer closed the connection") from None
-    except ValueError as error:
-        raise FrameError(f"not a JSON frame: {error}") from None
+    kind, body = frame[:1], frame[1:]
+    if kind not in (OK, ERROR):
+        raise FrameError(f"a reply of unknown kind {kind!r}")
+    return kind, body

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import time
 import uuid
 from collections import Counter
@@ -100,7 +101,7 @@ class SessionManager:
             )
         return session
 
-    async def build(self, session: Session, env_kwargs: dict[str, Any]) -> Any:
+    async def build(self, session: Session, env_kwargs: dict[str, Any]) -> dict[str, Any]:
         """Fork the session's process and build its env there from the client's (checked) kwargs, within
         ``make_timeout_s``; what the build answers (the env's spaces). The session counts as busy meanwhile
         (the idle reaper leaves it alone)."""
@@ -117,10 +118,11 @@ class SessionManager:
             session.process = process
             await process.connect()
             message = {"op": "make", "kwargs": env_kwargs}
-            return await self._run(session, message, self.limits.make_timeout_s)
+            return json.loads(await self._run(session, message, self.limits.make_timeout_s))
 
-    async def call(self, session: Session, message: dict[str, Any], exclusive: bool = True) -> Any:
-        """Send a reset or step to the session's process; its answer within ``step_timeout_s``.
+    async def call(self, session: Session, message: dict[str, Any], exclusive: bool = True) -> bytes:
+        """Send a reset or step to the session's process; its answer (the result's JSON text, UTF-8)
+        within ``step_timeout_s``.
 
         ``exclusive``: refuse (409) instead of queueing when another request of this session is running.
         """
@@ -138,7 +140,7 @@ class SessionManager:
         session.step_count = 0
         return session.episode_id
 
-    async def _run(self, session: Session, message: dict[str, Any], timeout: float) -> Any:
+    async def _run(self, session: Session, message: dict[str, Any], timeout: float) -> bytes:
         """``message`` to the session's process in one of the client's slots; ``timeout`` counts from when
         the slot is granted (waiting for it does not count)."""
         if session.closed or session.process is None:

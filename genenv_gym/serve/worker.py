@@ -6,15 +6,18 @@ order, and exits when the server closes the connection. Whatever the env does to
 global it sets, a cache it fills, memory it takes, a call that never returns) stays in that process, and
 the server ends it by killing its process group (``WorkerProcess.kill``).
 
-Replies: ``{"ok": result}`` or ``{"error": {"kind", "message"}}`` with ``kind`` one of ``state`` (the env
-refused for the episode's state: RuntimeError), ``env`` (any other error of the env or its kwargs),
-``memory`` (the env outgrew ``memory_mb``; the process then exits). Messages never name server paths.
+Replies (serve/frames.py): the result as the JSON text the client gets (``wire.json_text``: the process
+does that work, not the server's event loop), or an error ``{"kind", "message"}`` with ``kind`` one of
+``state`` (the env refused for the episode's state: RuntimeError), ``env`` (any other error of the env or
+its kwargs, a result with no JSON form), ``memory`` (the env outgrew ``memory_mb``; the process then
+exits). Messages never name server paths.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import resource
 import signal
@@ -30,7 +33,7 @@ from genenv_gym.serve.errors import (
     WorkerLost,
     redact_paths,
 )
-from genenv_gym.serve.wire import options_from_json
+from genenv_gym.serve.wire import json_text, options_from_json
 
 
 def run_session(
@@ -72,23 +75,18 @@ def run_session(
                     result = observation_payload(obs, info, reward, terminated, truncated)
                 else:
                     raise ValueError(f"unknown operation {op!r}")
-                reply = {"ok": result}
+                reply = frames.encode_reply(frames.OK, json_text(result).encode("utf-8"))
             except MemoryError:
                 env = None  # its state is not to be trusted; the process ends after this answer
-                frames.send(sock, _error("memory", "the env ran out of the session's memory limit"))
+                sock.sendall(_error("memory", "the env ran out of the session's memory limit"))
                 break
+            except RecursionError:  # a RuntimeError, but no episode state's
+                reply = _error("env", "RecursionError: the input nests too deeply")
             except RuntimeError as error:
                 reply = _error("state", str(error))
-            except RecursionError:
-                reply = _error("env", "RecursionError: the input nests too deeply")
             except Exception as error:
                 reply = _error("env", f"{type(error).__name__}: {error}")
-            try:
-                frames.send(sock, reply)
-            except (TypeError, ValueError) as error:  # a result with no JSON form: a bug of the env
-                frames.send(
-                    sock, _error("env", f"the env's answer has no JSON form ({type(error).__name__})")
-                )
+            sock.sendall(reply)
     except BaseException:  # the server is gone, or the env took the process down: nothing to answer
         code = 1
     finally:
@@ -98,8 +96,9 @@ def run_session(
         os._exit(code)
 
 
-def _error(kind: str, message: str) -> dict[str, Any]:
-    return {"error": {"kind": kind, "message": redact_paths(message)}}
+def _error(kind: str, message: str) -> bytes:
+    body = json.dumps({"kind": kind, "message": redact_paths(message)})
+    return frames.encode_reply(frames.ERROR, body.encode("ascii"))
 
 
 def _own_process_group() -> None:
@@ -141,8 +140,9 @@ class WorkerProcess:
             sock=self._sock, limit=frames.MAX_FRAME_BYTES
         )
 
-    async def ask(self, message: dict[str, Any]) -> Any:
-        """Send ``message`` and wait for the answer; the answer's result, or the ServeError it names.
+    async def ask(self, message: dict[str, Any]) -> bytes:
+        """Send ``message`` and wait for the answer: the result's JSON text (UTF-8), or the ServeError it
+        names.
 
         No time limit here: the caller bounds the wait and kills the process when it runs out.
         """
@@ -151,13 +151,18 @@ class WorkerProcess:
         try:
             self._writer.write(frames.encode(message))
             await self._writer.drain()
-            reply = await frames.read(self._reader)
+            kind, body = await frames.read_reply(self._reader)
         except (frames.FrameError, ConnectionError, OSError):
             self.kill()
             raise WorkerLost("the session's process ended during the request (the env crashed it)") from None
-        if "ok" in reply:
-            return reply["ok"]
-        error = reply.get("error") or {}
+        if kind == frames.OK:
+            return body
+        try:
+            error = json.loads(body)
+        except ValueError:
+            error = None
+        if not isinstance(error, dict):
+            error = {}
         kind, message = error.get("kind"), redact_paths(str(error.get("message", "")))
         if kind == "state":
             raise EpisodeStateError(message)
