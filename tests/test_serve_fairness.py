@@ -1,5 +1,5 @@
 """The env workers shared between clients (serve/fairness.py), scheduled as the server schedules them:
-many calls of several clients waiting at once, granted, demoted and released in turn."""
+many calls of several clients waiting at once, granted and released in turn."""
 
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ import pytest
 from genenv_gym.serve.fairness import FairSlots
 
 
-async def _hold(slots: FairSlots, client: str, log: list, release: asyncio.Event, demote: bool = False):
-    async with slots.slot(client) as ticket:
+async def _hold(slots: FairSlots, client: str, log: list, release: asyncio.Event):
+    async with slots.slot(client):
         log.append(client)
-        if demote:
-            log.append((client, "demoted" if ticket.demote() else "kept"))
         await release.wait()
 
 
@@ -65,27 +63,6 @@ def test_a_free_slot_goes_to_the_client_running_fewest_calls_earliest_first():
         assert log == ["a", "a", "b", "a", "a"]
         later.set()
         await asyncio.gather(*holders, *waiting)
-
-    _run(scenario())
-
-
-def test_a_demoted_call_frees_its_slot_within_the_clients_background_share():
-    async def scenario():
-        slots, log, release = FairSlots(2), [], asyncio.Event()
-        for client in "ab":
-            slots.add_session(client)
-        long_calls = [asyncio.create_task(_hold(slots, "a", log, release, demote=True)) for _ in range(3)]
-        await asyncio.sleep(0.05)
-        # share 1: a's first call runs, is demoted (background 1); its second takes the slot again and is
-        # kept in the foreground (background full); the third waits
-        assert log == ["a", ("a", "demoted"), "a", ("a", "kept")]
-        assert slots.running == {"a": 1} and slots.background == {"a": 1}
-        short = asyncio.create_task(_hold(slots, "b", log, release))
-        await asyncio.sleep(0.01)
-        assert log[-1] == "b"  # b is not kept waiting by a's long calls
-        release.set()
-        await asyncio.gather(*long_calls, short)
-        assert not slots.running and not slots.background
 
     _run(scenario())
 

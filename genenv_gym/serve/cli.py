@@ -67,8 +67,7 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         "--slow-call",
         type=float,
         default=defaults.slow_call_s,
-        help="seconds after which a running call drops its session to the lowest CPU priority and leaves "
-        "its worker (0: never)",
+        help="seconds after which a running call drops its session to the lowest CPU priority (0: never)",
     )
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes)
     parser.add_argument("--max-action-chars", type=int, default=defaults.max_action_chars)

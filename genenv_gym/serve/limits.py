@@ -34,8 +34,8 @@ class ServeLimits:
     #: A reset or step running longer than this is stopped (its process killed), answered 504 and its
     #: session closed.
     step_timeout_s: float = 60.0
-    #: A call still running after this drops its session's process to the lowest CPU priority for good
-    #: and leaves its worker (serve/fairness.py); 0: never.
+    #: A call still running after this drops its session's process to the lowest CPU priority for good;
+    #: 0: never.
     slow_call_s: float = 1.0
     #: Building an env (loading a benchmark) that takes longer is stopped the same way.
     make_timeout_s: float = 300.0

@@ -6,8 +6,9 @@ session's env is built and played in its own process, forked from the zygote (se
 reset or step runs when the client's fair share of the ``workers`` slots allows (serve/fairness.py) and
 within its time limit, counted from when it starts: past it, the session's process (and whatever it
 started) is killed, the request answered 504 and the session closed; no other session notices. A call
-still running after ``slow_call_s`` drops its process to the lowest CPU priority and leaves its slot for
-short calls (within the client's share of such background calls: a feedback queue). Idle HTTP
+still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
+sessions go first, as in a feedback queue); it keeps its slot, so no more than ``workers`` calls ever
+compete for the cores (a wall-clock limit stays fair). Idle HTTP
 sessions are closed after the idle timeout, and every session at shutdown.
 """
 
@@ -145,17 +146,11 @@ class SessionManager:
         the slot is granted (waiting for it does not count)."""
         if session.closed or session.process is None:
             raise UnknownSession(f"session {session.id} is closed")
-        async with self.slots.slot(session.client) as ticket:
+        async with self.slots.slot(session.client):
             if session.closed:
                 raise UnknownSession(f"session {session.id} is closed")
-            process = session.process
-
-            def long_call() -> None:
-                process.deprioritize()
-                ticket.demote()
-
             slow = (
-                asyncio.get_running_loop().call_later(self.limits.slow_call_s, long_call)
+                asyncio.get_running_loop().call_later(self.limits.slow_call_s, session.process.deprioritize)
                 if self.limits.slow_call_s > 0
                 else None
             )
