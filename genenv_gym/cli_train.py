@@ -49,7 +49,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     from genenv_gym.train.config import load_config
-    from genenv_gym.train.run_dir import CHECKPOINT_NAME, run_files
+    from genenv_gym.train.run_dir import (
+        CHECKPOINT_NAME,
+        remove_stale_temp_files,
+        run_files,
+        stopped_before_first_checkpoint,
+    )
 
     try:
         config = load_config(args.config, args.overrides)
@@ -57,6 +62,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"genenv train: {exc}", file=sys.stderr)
         return 2
     out_dir = config.run.out_dir
+    for stale in remove_stale_temp_files(out_dir):
+        print(f"genenv train: removed {stale} (left by a write a kill cut short)", file=sys.stderr)
     existing = run_files(out_dir)
     if existing and not (args.resume or args.overwrite):
         names = ", ".join(p.name for p in existing)
@@ -66,27 +73,35 @@ def cmd_train(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.resume and not any(p.name == CHECKPOINT_NAME for p in existing):
+    resume = args.resume
+    if resume and not any(p.name == CHECKPOINT_NAME for p in existing):
+        if not stopped_before_first_checkpoint(out_dir, config.to_dict()):
+            print(
+                f"genenv train: nothing to resume: no {CHECKPOINT_NAME} in {out_dir} "
+                "(run without --resume to start this run)",
+                file=sys.stderr,
+            )
+            return 2
         print(
-            f"genenv train: nothing to resume: no {CHECKPOINT_NAME} in {out_dir} "
-            "(run without --resume to start this run)",
+            f"genenv train: this run stopped before its first checkpoint ({out_dir} holds its record, no "
+            f"{CHECKPOINT_NAME}): starting it from the beginning",
             file=sys.stderr,
         )
-        return 2
+        resume = False
     from genenv_gym.train.checkpoint import UnreadableCheckpointError
     from genenv_gym.train.loop import Trainer
     from genenv_gym.train.metrics import DamagedMetricsError
 
     try:
         trainer = Trainer(config)
-        trainer.run(resume=args.resume)
+        trainer.run(resume=resume)
     except (FileNotFoundError, UnreadableCheckpointError, DamagedMetricsError) as exc:
         print(f"genenv train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
-            f"\ngenenv train: interrupted before the first checkpoint; nothing to resume in {out_dir} "
-            "(run again with --overwrite)",
+            f"\ngenenv train: interrupted; the same command plus --resume continues the run in {out_dir} "
+            "(from its last checkpoint, or from the beginning if it wrote none)",
             file=sys.stderr,
         )
         return 130

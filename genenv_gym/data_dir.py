@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +35,19 @@ def data_root(data_dir: str | os.PathLike | None = None) -> Path:
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR]).expanduser()
     return cache_home() / "data"
+
+
+#: A name of one entry of a data folder (a split, a game): no separator, no leading dot, so never ``..``.
+_ENTRY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
+
+
+def entry_name(name: object, what: str) -> str:
+    """``name`` when it names one entry of a data folder (letters, digits, ``_.+-``; not starting with a
+    dot); ValueError naming ``what`` otherwise. Splits and games are chosen by such names, so a value
+    that came from a task or a client never makes a path leave the data dir."""
+    if not isinstance(name, str) or not _ENTRY.fullmatch(name):
+        raise ValueError(f"{what} must be a name (letters, digits, _.+-), not a path: got {str(name)[:80]!r}")
+    return name
 
 
 def cache_home() -> Path:

@@ -5,12 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from genenv_gym.client_params import ClientParams
+
 
 @dataclass(frozen=True)
 class EnvEntry:
-    """One registered env id."""
+    """One registered env id.
+
+    ``client``: what a remote client of ``genenv serve`` may set (``genenv_gym.client_params``); nothing
+    but the seed unless declared.
+    """
 
     id: str
     entry_point: str
     description: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    client: ClientParams = field(default_factory=ClientParams)

@@ -200,3 +200,28 @@ def test_filler_values_are_encoded_as_json_dumps_encodes_them() -> None:
             assert format_result(result) == expected
         assert long_context.filler_json(value) == json.dumps(value)
         assert long_context.filler_json(json.loads(json.dumps(value))) is None  # an equal value is not it
+
+
+def test_an_official_filler_is_a_regular_file_and_one_per_process(tmp_path) -> None:
+    """The filler is process-wide: a second, different file while one is in use is refused (another env
+    of the process would show it), and only a regular file of bounded size is read."""
+    long_context.reset_filler()
+    with pytest.raises(ValueError, match="regular file"):
+        long_context.load_official_filler("/dev/zero")
+    values = long_context._generate()
+    files = []
+    for mark in ("A", "B"):
+        path = tmp_path / f"long_context_{mark}.py"
+        marked = {**values, "PARKING_BRAKE_INSTRUCTION": f"{mark}-brake"}
+        path.write_text("\n".join(f"{name} = {value!r}" for name, value in marked.items()) + "\n")
+        files.append(path)
+    try:
+        long_context.load_official_filler(files[0])
+        long_context.load_official_filler(files[0])  # the same file again: nothing changes
+        assert long_context.filler("PARKING_BRAKE_INSTRUCTION") == "A-brake"
+        with pytest.raises(ValueError, match="in use in this process"):
+            long_context.load_official_filler(files[1])
+        assert long_context.filler("PARKING_BRAKE_INSTRUCTION") == "A-brake"
+    finally:
+        long_context.reset_filler()
+    assert long_context.filler_source() == "generated"

@@ -112,6 +112,33 @@ def test_genenv_train_resume_without_a_checkpoint_says_so(tmp_path: Path, capsys
     assert "nothing to resume" in capsys.readouterr().err
 
 
+def test_a_run_killed_during_its_first_checkpoint_write_resumes_from_the_beginning(
+    tmp_path: Path, capsys
+) -> None:
+    """``kill -9`` while the first checkpoint is written leaves the run record, epoch 0's metrics and an
+    empty temporary file, no checkpoint: ``--resume`` removes the temporary file and runs it again."""
+    assert _train_cli(tmp_path / "straight") == 0
+    assert _train_cli(tmp_path / "killed") == 0
+    (tmp_path / "killed" / "checkpoint.pt").unlink()
+    lines = (tmp_path / "killed" / "metrics.jsonl").read_text().splitlines()
+    (tmp_path / "killed" / "metrics.jsonl").write_text(lines[0] + "\n")
+    stale = tmp_path / "killed" / ".checkpoint.pt-x1y2z3.tmp"
+    stale.write_bytes(b"")
+    capsys.readouterr()
+    assert _train_cli(tmp_path / "killed", "--resume") == 0
+    err = capsys.readouterr().err
+    assert "removed" in err and "starting it from the beginning" in err
+    assert not stale.exists()
+    assert _rows(tmp_path / "killed") == _rows(tmp_path / "straight")
+    # a record of another config is not this run's: refused as before
+    (tmp_path / "killed" / "checkpoint.pt").unlink()
+    config = str(tmp_path / "killed" / "defaults.yaml")
+    other = main(
+        ["train", "--config", config, "--resume", *TINY, "run.epochs=2", f"run.out_dir={tmp_path / 'killed'}"]
+    )
+    assert other == 2 and "nothing to resume" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("override", "message"),
     [

@@ -16,6 +16,9 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
+import serve_toy  # noqa: E402
+from serve_toy import TOY  # noqa: E402
+
 from genenv_gym.fixtures import FIXTURES_DIR  # noqa: E402
 from genenv_gym.remote.http_json import RemoteError  # noqa: E402
 from genenv_gym.serve.app import ServeConfig  # noqa: E402
@@ -23,42 +26,22 @@ from genenv_gym.serve.catalog import Catalog  # noqa: E402
 from genenv_gym.serve.limits import ServeLimits  # noqa: E402
 from genenv_gym.serve.server import BackgroundServer  # noqa: E402
 from genenv_gym.serve.transcript import record, scripted_actions  # noqa: E402
-from genenv_gym.spaces import UnicodeText  # noqa: E402
 
 MULTI = "GenEnv-BFCL-MultiTurn-v0"
-TOY = "GenEnv-TestToy-v0"
-
-
-class ToyEnv(gym.Env):
-    """Echoes its action; ``"sleep"`` takes 1.5 s. Counts how many instances were closed."""
-
-    observation_space = UnicodeText(1000)
-    action_space = UnicodeText(1000)
-    closed = 0
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        return "ready", {}
-
-    def step(self, action):
-        if action == "sleep":
-            time.sleep(1.5)
-        return action, 0.0, False, False, {}
-
-    def close(self):
-        type(self).closed += 1
 
 
 @pytest.fixture
-def toy_id():
-    gym.register(TOY, entry_point=f"{__name__}:ToyEnv")
-    ToyEnv.closed = 0
-    yield TOY
-    del gym.registry[TOY]
+def toy_id(tmp_path):
+    yield serve_toy.register(tmp_path / "closed.log")
+    serve_toy.unregister()
 
 
 def serve(env_ids, token=None, **limits) -> BackgroundServer:
-    catalog = Catalog(env_ids, lambda env_id: {"data_dir": str(FIXTURES_DIR)} if env_id != TOY else {})
+    catalog = Catalog(
+        env_ids,
+        lambda env_id: {"data_dir": str(FIXTURES_DIR)} if env_id != TOY else {},
+        {TOY: serve_toy.TOY_CLIENT},
+    )
     return BackgroundServer(ServeConfig(catalog, ServeLimits(**limits), token))
 
 
@@ -95,7 +78,7 @@ def test_every_malformed_request_is_answered_4xx_with_a_message():
             (c.post(f"{base}/step", content=b""), 422),
             (c.post(f"{base}/step", json={"action": {"text": "x" * 1001}, "session_id": sid}), 413),
             (c.post(f"{base}/sessions", json={"env_kwargs": {"data_dir": "/etc"}}), 403),
-            (c.post(f"{base}/sessions", json={"env_kwargs": {"no_such_kwarg": 1}}), 422),
+            (c.post(f"{base}/sessions", json={"env_kwargs": {"no_such_kwarg": 1}}), 403),
             (c.post(f"{base}/sessions", json={"kwargs": {}}), 422),
             (c.delete(f"{base}/sessions/nope"), 404),
             (c.get(f"{base}/state", params={"session_id": "nope"}), 404),
@@ -136,21 +119,24 @@ def test_websocket_errors_keep_the_connection_usable():
 
 
 def test_concurrent_steps_on_one_session_are_refused_and_slow_steps_time_out(toy_id):
-    with serve([toy_id], step_timeout_s=0.5) as url, httpx.Client(base_url=url, timeout=30) as c:
+    with serve([toy_id], step_timeout_s=1.5) as url, httpx.Client(base_url=url, timeout=30) as c:
         sid = session(c, toy_id)
         c.post(f"/envs/{toy_id}/reset", json={"session_id": sid})
         answers = {}
 
         def slow() -> None:
             answers["slow"] = c.post(
-                f"/envs/{toy_id}/step", json={"action": {"text": "sleep"}, "session_id": sid}
+                f"/envs/{toy_id}/step", json={"action": {"text": "sleep:4"}, "session_id": sid}
             )
 
         thread = threading.Thread(target=slow)
         thread.start()
-        time.sleep(0.2)
         with httpx.Client(base_url=url) as other:
-            busy = other.post(f"/envs/{toy_id}/step", json={"action": {"text": "hi"}, "session_id": sid})
+            for _ in range(10):  # until the slow step holds the session (it may reach the server later)
+                time.sleep(0.1)
+                busy = other.post(f"/envs/{toy_id}/step", json={"action": {"text": "hi"}, "session_id": sid})
+                if busy.status_code != 200:
+                    break
         thread.join(10)
         assert busy.status_code == 409 and "busy" in busy.json()["detail"]
         assert answers["slow"].status_code == 504
@@ -197,7 +183,7 @@ def test_bearer_token(toy_id):
             gym.make("GenEnv-Remote-v0", url=url, env_id=toy_id)
         for transport in ("ws", "http"):
             env = gym.make("GenEnv-Remote-v0", url=url, env_id=toy_id, transport=transport, token="s3cret")
-            assert env.reset()[0] == "ready" and env.step("hi")[0] == "hi"
+            assert env.reset()[0].startswith("ready") and env.step("hi")[0].startswith("hi ")
             env.close()
 
 
@@ -208,9 +194,9 @@ def test_graceful_shutdown_closes_every_env(toy_id):
             c.post(f"/envs/{toy_id}/reset", json={"session_id": session(c, toy_id)})
         ws = gym.make("GenEnv-Remote-v0", url=url, env_id=toy_id)
         ws.reset()
-        closed_before = ToyEnv.closed  # the one /spec built and closed
+        closed_before = serve_toy.closes()  # the one /spec built and closed
         assert c.get("/health").json()["active_sessions"] == 3
-    assert ToyEnv.closed == closed_before + 3
+    assert serve_toy.closes() == closed_before + 3
     assert not server.manager.sessions
 
 

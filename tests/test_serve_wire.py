@@ -1,4 +1,5 @@
-"""What travels: info and options as JSON (serve/wire.py), spaces, the client-kwargs policy, the CLI."""
+"""What travels: info and options as JSON (serve/wire.py), spaces, client JSON checked, messages without
+server paths, the CLI."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genenv_gym.cli import main
 from genenv_gym.serve.catalog import registered_env_ids, space_from_json, space_to_json
-from genenv_gym.serve.errors import ForbiddenKwargs
-from genenv_gym.serve.limits import check_client_kwargs, merge_kwargs
-from genenv_gym.serve.wire import NOT_JSON_KEY, NotJSON, info_to_json, options_from_json, to_json_value
+from genenv_gym.serve.errors import InvalidText, ServeError, redact_paths
+from genenv_gym.serve.limits import merge_kwargs
+from genenv_gym.serve.wire import (
+    NOT_JSON_KEY,
+    NotJSON,
+    info_to_json,
+    json_text,
+    options_from_json,
+    to_json_value,
+)
 from genenv_gym.spaces import UnicodeText
 from genenv_gym.task import Task, freeze
 
@@ -76,11 +86,7 @@ def test_spaces_round_trip():
     assert back.contains("ünïcode")
 
 
-def test_clients_may_not_choose_paths_or_urls():
-    check_client_kwargs({"categories": ["multi_turn_base"], "domain_kwargs": {"scoring": "official"}})
-    for kwargs in ({"data_dir": "/etc"}, {"domain_kwargs": {"data_dir": "/"}}, {"retriever_url": "http://x"}):
-        with pytest.raises(ForbiddenKwargs):
-            check_client_kwargs(kwargs)
+def test_the_clients_kwargs_go_over_the_operators_one_level_deep():
     merged = merge_kwargs(
         {"domain_kwargs": {"data_dir": "/d", "scoring": "a"}}, {"domain_kwargs": {"scoring": "b"}}
     )
@@ -127,6 +133,8 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
         str(port),
         "--env",
         "GenEnv-Digits-v0",
+        "--workers",
+        "2",
     ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -137,16 +145,46 @@ def test_genenv_serve_runs_binds_localhost_and_stops_on_sigterm(tmp_path):
                     health = json.loads(answer.read())
             except OSError:
                 time.sleep(0.1)
-        assert health == {"status": "healthy", "active_sessions": 0, "max_sessions": 64, "env_ids": 1}
+        assert health == {
+            "status": "healthy",
+            "active_sessions": 0,
+            "max_sessions": 128,
+            "max_sessions_per_client": 64,
+            "workers": 2,
+            "env_ids": 1,
+        }
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/envs", timeout=5) as answer:
             assert json.loads(answer.read()) == {"env_ids": ["GenEnv-Digits-v0"]}
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/envs/GenEnv-Digits-v0/spec", timeout=30):
+            pass  # a session's process came and went
+        children = _children(process.pid)
+        assert len(children) == 1  # the zygote
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in children), "the zygote outlived the server"
     # uvicorn shuts down gracefully, then re-raises the signal it caught
     assert process.returncode in (0, -signal.SIGTERM), err
     assert "Application shutdown complete" in err
     assert f"http://127.0.0.1:{port}/envs/<env id>" in err
+
+
+def _children(pid: int) -> list[int]:
+    from pathlib import Path
+
+    return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
@@ -155,3 +193,40 @@ def test_the_serving_doc_says_which_transports_each_id_is_tested_on():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
     rows = [line for line in doc.splitlines() if line.startswith("| `GenEnv-") and "| reference |" in line]
     assert [row.split("`")[1] for row in rows] == registered_env_ids()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.text() | st.integers() | st.booleans(), lambda inner: st.lists(inner, max_size=3)))
+def test_json_text_carries_any_string_through_utf8(value):
+    """Strings with lone surrogates (an env may echo them) still travel: escaped, the same once decoded."""
+    text = json_text({"observation": value})
+    assert json.loads(text.encode("utf-8")) == {"observation": value}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+    st.lists(st.text(alphabet="abcXYZ019_.-", min_size=1, max_size=8), min_size=2, max_size=5),
+)
+def test_messages_lose_every_absolute_path(prefix, parts):
+    path = "/" + "/".join(parts)
+    redacted = redact_paths(f"{prefix} cannot open {path}: no such file")
+    assert path not in redacted and "<server path>" in redacted
+
+
+def test_client_json_is_checked_for_depth_and_text():
+    pytest.importorskip("pydantic")
+    from genenv_gym.serve.contract import check_json
+
+    check_json({"a": [{"b": "ünï"}]}, "x")
+    deep: dict = {}
+    node = deep
+    for _ in range(40):
+        node["k"] = {}
+        node = node["k"]
+    with pytest.raises(ServeError, match="nests deeper"):
+        check_json(deep, "x")
+    with pytest.raises(InvalidText, match="lone surrogate"):
+        check_json({"a": ["ok", "bad \udc80"]}, "x")
+    with pytest.raises(InvalidText):
+        check_json({"key \ud800": 1}, "x")

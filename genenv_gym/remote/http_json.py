@@ -52,10 +52,24 @@ def connection(url: str, timeout_s: float) -> http.client.HTTPConnection:
 def request(
     conn: http.client.HTTPConnection, method: str, path: str, body: Any = None, token: str | None = None
 ) -> Any:
-    """Send one request on ``conn``; the decoded JSON answer, or RemoteError with the server's message."""
+    """Send one request on ``conn``; the decoded JSON answer, or RemoteError with the server's message.
+
+    A kept-alive connection that the server closed while it was idle (``genenv serve --keep-alive``) is
+    opened again and the request sent once more: the server closes only connections with no request in
+    progress, so the first one never reached it.
+    """
     data = None if body is None else json.dumps(body).encode()
-    conn.request(method, path, body=data, headers=headers(token))
-    response = conn.getresponse()
+    reused = getattr(conn, "_genenv_used", False)
+    try:
+        conn.request(method, path, body=data, headers=headers(token))
+        response = conn.getresponse()
+    except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+        if not reused:
+            raise
+        conn.close()
+        conn.request(method, path, body=data, headers=headers(token))
+        response = conn.getresponse()
+    conn._genenv_used = True
     raw = response.read()
     try:
         payload = json.loads(raw) if raw else {}

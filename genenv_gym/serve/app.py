@@ -12,13 +12,21 @@ Our session extension for multi-turn play over plain HTTP (not part of OpenEnv):
 ``POST /envs/<id>/sessions`` (body ``{"env_kwargs": {...}}``) returns a ``session_id``; ``reset``, ``step``
 and ``state`` with that ``session_id`` (in the body, or ``?session_id=`` for ``state``) play that
 session's env; ``DELETE /envs/<id>/sessions/<session id>`` closes it. Also ours: ``GET /envs`` (the ids),
-``GET /envs/<id>/spec`` (the spaces), and ``GET /health`` with the session counts.
+``GET /envs/<id>/spec`` (the spaces and what a client may set), and ``GET /health`` with the session
+counts.
+
+What a client sends is checked here before any env sees it: the body's size and JSON (depth, text UTF-8
+can carry), the request's fields (serve/contract.py), and ``env_kwargs`` and ``options`` against the env
+id's allow-list (genenv_gym/client_params.py). Every env runs in its session's own process
+(serve/sessions.py). Every refusal is JSON ``{"detail", "code"}`` on HTTP and ``{"type": "error"}`` on the
+WebSocket, whose session goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,21 +34,22 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
-from genenv_gym.serve.catalog import Catalog
-from genenv_gym.serve.contract import (
-    ResetRequest,
-    observation_payload,
-    parse_action,
-    parse_reset,
-    parse_step,
-    schemas,
-)
-from genenv_gym.serve.errors import EnvFailed, EpisodeStateError, ServeError, TooLarge
+from genenv_gym.serve.catalog import Catalog, describe
+from genenv_gym.serve.contract import ResetRequest, check_json, parse_action, parse_reset, parse_step, schemas
+from genenv_gym.serve.errors import EpisodeStateError, ServeError, TooLarge
 from genenv_gym.serve.limits import ServeLimits, check_token
 from genenv_gym.serve.sessions import Session, SessionManager
-from genenv_gym.serve.wire import options_from_json
+from genenv_gym.serve.wire import json_text
+from genenv_gym.serve.zygote import Zygote
+
+
+class JSONBody(JSONResponse):
+    """A JSON response that any string can travel in (``wire.json_text``)."""
+
+    def render(self, content: Any) -> bytes:
+        return json_text(content).encode("utf-8")
 
 
 @dataclass
@@ -50,15 +59,22 @@ class ServeConfig:
     catalog: Catalog
     limits: ServeLimits = field(default_factory=ServeLimits)
     token: str | None = None
+    #: Proxies whose ``X-Forwarded-For`` names the client (comma-separated addresses; None: no proxy is
+    #: believed, the client is the connection's peer).
+    forwarded_allow_ips: str | None = None
 
 
 def create_app(config: ServeConfig) -> FastAPI:
     """The server app for ``config`` (run it with uvicorn; ``genenv serve`` does)."""
-    manager = SessionManager(config.catalog.make, config.limits)
     catalog, limits = config.catalog, config.limits
+    zygote = Zygote(
+        catalog.make, describe, limits.session_memory_mb, limits.session_nice, limits.make_timeout_s
+    )
+    manager = SessionManager(zygote, limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        manager.start()
         reaper = asyncio.create_task(manager.reap_forever())
         try:
             yield
@@ -66,17 +82,25 @@ def create_app(config: ServeConfig) -> FastAPI:
             reaper.cancel()
             await manager.close_all()
 
-    app = FastAPI(title="genenv-gym environments (OpenEnv contract)", lifespan=lifespan)
+    app = FastAPI(
+        title="genenv-gym environments (OpenEnv contract)", lifespan=lifespan, default_response_class=JSONBody
+    )
     app.state.manager = manager
-    app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
 
     @app.exception_handler(ServeError)
     async def serve_error(request: Request, error: ServeError) -> JSONResponse:
-        return JSONResponse(error.payload(), status_code=error.status)
+        return JSONBody(error.payload(), status_code=error.status)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": str(error), "code": "VALIDATION_ERROR"}, status_code=422)
+        return JSONBody(
+            {"detail": "the request's fields are not as expected", "code": "VALIDATION_ERROR"}, 422
+        )
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        return JSONBody({"detail": "internal error of the server", "code": "INTERNAL_ERROR"}, status_code=500)
 
     @app.middleware("http")
     async def bearer_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
@@ -84,7 +108,7 @@ def create_app(config: ServeConfig) -> FastAPI:
             try:
                 check_token(config.token, request.headers.get("authorization"))
             except ServeError as error:
-                return JSONResponse(error.payload(), status_code=error.status)
+                return JSONBody(error.payload(), status_code=error.status)
         return await call_next(request)
 
     @app.get("/health")
@@ -93,6 +117,8 @@ def create_app(config: ServeConfig) -> FastAPI:
             "status": "healthy",
             "active_sessions": len(manager.sessions),
             "max_sessions": limits.max_sessions,
+            "max_sessions_per_client": limits.max_sessions_per_client,
+            "workers": limits.workers,
             "env_ids": len(catalog.env_ids),
         }
 
@@ -121,16 +147,15 @@ def create_app(config: ServeConfig) -> FastAPI:
     spec_locks: dict[str, asyncio.Lock] = {}
 
     @app.get("/envs/{env_id}/spec")
-    async def env_spec(env_id: str) -> dict[str, Any]:
+    async def env_spec(env_id: str, request: Request) -> dict[str, Any]:
         catalog.check(env_id)
         async with spec_locks.setdefault(env_id, asyncio.Lock()):  # many clients at once: one env built
             known = catalog.known_spaces(env_id)
             if known is not None:
                 return known
-            session = manager.open(env_id, "oneshot")
+            session = manager.open(env_id, "oneshot", _client(request))
             try:
-                await manager.build(session, {})
-                return catalog.spaces(env_id, session.env)
+                return catalog.remember_spaces(env_id, await manager.build(session, {}))
             finally:
                 await manager.close(session)
 
@@ -143,13 +168,15 @@ def create_app(config: ServeConfig) -> FastAPI:
         kwargs = body.get("env_kwargs") or {}
         if not isinstance(kwargs, dict):
             raise ServeError("env_kwargs must be an object", 422)
-        session = manager.open(env_id, "http")
+        check_json(kwargs, "env_kwargs")
+        kwargs = catalog.check_client_kwargs(env_id, kwargs)
+        session = manager.open(env_id, "http", _client(request))
         try:
-            await manager.build(session, kwargs)
+            spaces = catalog.remember_spaces(env_id, await manager.build(session, kwargs))
         except BaseException:
             await manager.close(session)
             raise
-        return {"session_id": session.id, **catalog.spaces(env_id, session.env)}
+        return {"session_id": session.id, **spaces}
 
     @app.delete("/envs/{env_id}/sessions/{session_id}")
     async def close_session(env_id: str, session_id: str) -> dict[str, Any]:
@@ -158,13 +185,13 @@ def create_app(config: ServeConfig) -> FastAPI:
         return {"session_id": session_id, "closed": True}
 
     @app.post("/envs/{env_id}/reset")
-    async def http_reset(env_id: str, request: Request) -> dict[str, Any]:
+    async def http_reset(env_id: str, request: Request) -> Response:
         catalog.check(env_id)
-        reset = parse_reset(await _json_body(request, default={}))
+        reset = _checked_reset(catalog, env_id, parse_reset(await _json_body(request, default={})))
         if reset.session_id is None:
-            session = manager.open(env_id, "oneshot")
+            session = manager.open(env_id, "oneshot", _client(request))
             try:
-                await manager.build(session, reset.env_kwargs)
+                catalog.remember_spaces(env_id, await manager.build(session, reset.env_kwargs))
                 return await _reset(manager, session, reset)
             finally:
                 await manager.close(session)
@@ -174,7 +201,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         return await _reset(manager, session, reset)
 
     @app.post("/envs/{env_id}/step")
-    async def http_step(env_id: str, request: Request) -> dict[str, Any]:
+    async def http_step(env_id: str, request: Request) -> Response:
         catalog.check(env_id)
         action, session_id = parse_step(await _json_body(request), limits.max_action_chars)
         if session_id is None:
@@ -182,7 +209,10 @@ def create_app(config: ServeConfig) -> FastAPI:
                 "a step without a session has no episode (OpenEnv's HTTP /step builds a fresh env): "
                 "open one with POST /envs/<id>/sessions and send its session_id, or use the WebSocket /ws"
             )
-        return await _step(manager, manager.get(session_id, env_id), action)
+        session = manager.get(session_id, env_id)
+        if session.episode_id is None:
+            raise EpisodeStateError("call reset before step")
+        return await _step(manager, session, action)
 
     @app.get("/envs/{env_id}/state")
     async def http_state(env_id: str, session_id: str | None = None) -> dict[str, Any]:
@@ -198,11 +228,11 @@ def create_app(config: ServeConfig) -> FastAPI:
         try:
             check_token(config.token, websocket.headers.get("authorization"))
             catalog.check(env_id)
-            session = manager.open(env_id, "ws")
-            await _websocket_loop(websocket, manager, session, limits)
+            session = manager.open(env_id, "ws", _client(websocket))
+            await _websocket_loop(websocket, manager, catalog, session, limits)
         except ServeError as error:
             with contextlib.suppress(Exception):
-                await websocket.send_json(_ws_error(error))
+                await _send(websocket, _ws_error(error))
         except WebSocketDisconnect:
             pass
         finally:
@@ -215,7 +245,7 @@ def create_app(config: ServeConfig) -> FastAPI:
 
 
 async def _websocket_loop(
-    websocket: WebSocket, manager: SessionManager, session: Session, limits: ServeLimits
+    websocket: WebSocket, manager: SessionManager, catalog: Catalog, session: Session, limits: ServeLimits
 ) -> None:
     """Answer one connection's messages in order until it closes, sends ``close`` or idles out."""
     env_kwargs: dict[str, Any] | None = None
@@ -223,8 +253,12 @@ async def _websocket_loop(
         try:
             message = await asyncio.wait_for(websocket.receive(), limits.idle_timeout_s)
         except asyncio.TimeoutError:
-            await websocket.send_json(
-                {"type": "error", "data": {"message": "idle timeout: session closed", "code": "IDLE_TIMEOUT"}}
+            await _send(
+                websocket,
+                {
+                    "type": "error",
+                    "data": {"message": "idle timeout: session closed", "code": "IDLE_TIMEOUT"},
+                },
             )
             return
         if message["type"] == "websocket.disconnect":
@@ -233,77 +267,66 @@ async def _websocket_loop(
         try:
             if len(raw) > limits.max_body_bytes:
                 raise TooLarge(f"message of {len(raw)} bytes, more than the limit of {limits.max_body_bytes}")
-            try:
-                data = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as error:
-                raise ServeError(f"Invalid JSON: {error}", 400, "INVALID_JSON") from None
+            data = _decode_json(raw)
             if not isinstance(data, dict):
                 raise ServeError("a message is a JSON object with a 'type'", 422, "VALIDATION_ERROR")
             kind = data.get("type")
             if kind == "close":
                 return
             if kind == "state":
-                await websocket.send_json({"type": "state", "data": session.state()})
+                await _send(websocket, {"type": "state", "data": session.state()})
                 continue
             if kind == "reset":
-                reset = parse_reset(data.get("data", {}))
+                reset = _checked_reset(catalog, session.env_id, parse_reset(data.get("data", {})))
                 if reset.session_id is not None:
                     raise ServeError("a WebSocket is its own session: send no session_id", 422)
                 if env_kwargs is None:
-                    await manager.build(session, reset.env_kwargs)
+                    catalog.remember_spaces(session.env_id, await manager.build(session, reset.env_kwargs))
                     env_kwargs = reset.env_kwargs
                 elif reset.env_kwargs and reset.env_kwargs != env_kwargs:
                     raise ServeError("env_kwargs are fixed by the connection's first reset", 422)
-                payload = await _reset(manager, session, reset, exclusive=False)
+                result = await _reset(manager, session, reset, exclusive=False)
             elif kind == "step":
-                if session.env is None:
+                if session.episode_id is None:
                     raise EpisodeStateError("call reset before step")
                 action = parse_action(data.get("data"), limits.max_action_chars)
-                payload = await _step(manager, session, action, exclusive=False)
+                result = await _step(manager, session, action, exclusive=False)
             else:
                 raise ServeError(f"Unknown message type: {kind!r}", 422, "UNKNOWN_TYPE")
-            await websocket.send_json({"type": "observation", "data": payload})
+            # the session's process made the result's JSON text: passed on as it is
+            await websocket.send_text('{"type":"observation","data":' + result.body.decode("utf-8") + "}")
         except ServeError as error:
-            await websocket.send_json(_ws_error(error))
+            await _send(websocket, _ws_error(error))
             if session.closed:
                 return
 
 
+def _checked_reset(catalog: Catalog, env_id: str, reset: ResetRequest) -> ResetRequest:
+    """``reset`` with its ``env_kwargs`` and ``options`` checked against the env id's allow-list."""
+    return dataclasses.replace(
+        reset,
+        env_kwargs=catalog.check_client_kwargs(env_id, reset.env_kwargs),
+        options=catalog.check_client_options(env_id, reset.options),
+    )
+
+
 async def _reset(
     manager: SessionManager, session: Session, reset: ResetRequest, exclusive: bool = True
-) -> dict[str, Any]:
-    env = session.env
-    options = options_from_json(reset.options)
-    obs, info = await _env_call(
-        manager, session, lambda: env.reset(seed=reset.seed, options=options), exclusive
-    )
+) -> Response:
+    """The reset's result, as the JSON text the session's process made (passed on unread)."""
+    message = {"op": "reset", "seed": reset.seed, "options": reset.options}
+    result = await manager.call(session, message, exclusive)
     manager.start_episode(session)
     if reset.episode_id is not None:
         session.episode_id = reset.episode_id
-    return observation_payload(obs, info)
+    return Response(result, media_type="application/json")
 
 
-async def _step(
-    manager: SessionManager, session: Session, action: str, exclusive: bool = True
-) -> dict[str, Any]:
-    env = session.env
-    obs, reward, terminated, truncated, info = await _env_call(
-        manager, session, lambda: env.step(action), exclusive
-    )
+async def _step(manager: SessionManager, session: Session, action: str, exclusive: bool = True) -> Response:
+    """The step's result, as the JSON text the session's process made (passed on unread)."""
+    result = await manager.call(session, {"op": "step", "action": action}, exclusive)
     session.step_count += 1
-    return observation_payload(obs, info, reward, terminated, truncated)
-
-
-async def _env_call(manager: SessionManager, session: Session, fn: Callable[[], Any], exclusive: bool) -> Any:
-    """A reset or step; the env's own exceptions become 409 (episode state) or 422 (bad options)."""
-    try:
-        return await manager.call(session, fn, exclusive)
-    except ServeError:
-        raise
-    except RuntimeError as error:
-        raise EpisodeStateError(str(error)) from None
-    except Exception as error:
-        raise EnvFailed(f"{type(error).__name__}: {error}") from None
+    return Response(result, media_type="application/json")
 
 
 async def _json_body(request: Request, default: Any = None) -> Any:
@@ -312,10 +335,26 @@ async def _json_body(request: Request, default: Any = None) -> Any:
         if default is None:
             raise ServeError("the request body is empty; it must be a JSON object", 422)
         return default
+    return _decode_json(body)
+
+
+def _decode_json(raw: str | bytes) -> Any:
+    """Client JSON decoded; 400 (INVALID_JSON) for what is not JSON or nests past the parser's depth."""
     try:
-        return json.loads(body)
+        return json.loads(raw)
+    except RecursionError:
+        raise ServeError("the JSON nests too deeply", 400, "INVALID_JSON") from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise ServeError(f"the request body is not JSON: {error}", 400, "INVALID_JSON") from None
+        raise ServeError(f"not JSON: {error}", 400, "INVALID_JSON") from None
+
+
+def _client(connection: Request | WebSocket) -> str:
+    """Who a request is from, for the per-client limits: its address (a trusted proxy's forwarded one)."""
+    return connection.client.host if connection.client else "unknown"
+
+
+async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
+    await websocket.send_text(json_text(message))
 
 
 def _ws_error(error: ServeError) -> dict[str, Any]:
@@ -329,11 +368,13 @@ def _version() -> str:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it."""
+    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it, one that
+    has not arrived ``timeout_s`` after the headers 408; either closes the connection."""
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(self, app: Any, max_bytes: int, timeout_s: float) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -341,11 +382,17 @@ class BodyLimit:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _send_too_large(send, self.max_bytes)
+            await _refuse(send, TooLarge(f"request body larger than the limit of {self.max_bytes} bytes"))
             return
+        deadline = asyncio.get_running_loop().time() + self.timeout_s
         chunks, size, more = [], 0, True
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - asyncio.get_running_loop().time())
+            except asyncio.TimeoutError:
+                late = f"the request body did not arrive within {self.timeout_s:g} s"
+                await _refuse(send, ServeError(late, 408, "REQUEST_TIMEOUT"))
+                return
             if message["type"] != "http.request":
                 await self.app(scope, _replay([message]), send)
                 return
@@ -353,7 +400,7 @@ class BodyLimit:
             size += len(chunks[-1])
             more = message.get("more_body", False)
             if size > self.max_bytes:
-                await _send_too_large(send, self.max_bytes)
+                await _refuse(send, TooLarge(f"request body larger than the limit of {self.max_bytes} bytes"))
                 return
         await self.app(scope, _replay([{"type": "http.request", "body": b"".join(chunks)}], receive), send)
 
@@ -369,13 +416,13 @@ def _replay(messages: list[dict], then: Callable | None = None) -> Callable:
     return receive
 
 
-async def _send_too_large(send: Callable, max_bytes: int) -> None:
-    body = json.dumps(TooLarge(f"request body larger than the limit of {max_bytes} bytes").payload()).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
+async def _refuse(send: Callable, error: ServeError) -> None:
+    """Answer ``error`` and close the connection (the rest of its body is never read)."""
+    body = json.dumps(error.payload()).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

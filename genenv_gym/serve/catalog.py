@@ -1,4 +1,5 @@
-"""Which env ids a server serves, how it builds a session's env, and how it describes an env's spaces."""
+"""Which env ids a server serves, what a client may set on each, how a session's env is built, and how an
+env's spaces are described."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from genenv_gym.client_params import ClientParams, ParamError
 from genenv_gym.env_kwargs import check_env_kwargs, env_parameters
-from genenv_gym.serve.errors import EnvFailed, ServeError, UnknownEnv
-from genenv_gym.serve.limits import check_client_kwargs, merge_kwargs
+from genenv_gym.serve.errors import EnvFailed, ForbiddenKwargs, ServeError, UnknownEnv
+from genenv_gym.serve.limits import merge_kwargs
 from genenv_gym.spaces import UnicodeText
 from genenv_gym.suggest import did_you_mean
 
@@ -28,12 +30,15 @@ def registered_env_ids() -> list[str]:
 
 
 class Catalog:
-    """The served ids and the server's own kwargs per id (data dirs and the like)."""
+    """The served ids, the operator's kwargs per id (data dirs, backends and the like) and what a client may
+    set on each (its ``EnvEntry.client``; ``client_params`` adds or replaces declarations, for ids
+    registered outside the manifests)."""
 
     def __init__(
         self,
         env_ids: Iterable[str] | None = None,
         server_kwargs: Callable[[str], Mapping[str, Any]] | Mapping[str, Any] | None = None,
+        client_params: Mapping[str, ClientParams] | None = None,
     ) -> None:
         known = registered_env_ids()
         self.env_ids = list(env_ids) if env_ids is not None else known
@@ -41,7 +46,17 @@ class Catalog:
             if env_id not in known:
                 raise ValueError(f"not a servable env id: {env_id!r}{did_you_mean(env_id, known)}")
         self._server_kwargs = server_kwargs or {}
+        from genenv_gym.registration import ENV_ENTRIES
+
+        self._client = {e.id: e.client for e in ENV_ENTRIES}
+        self._client.update(client_params or {})
         self._spaces: dict[str, dict[str, Any]] = {}
+
+    def only(self, env_ids: Iterable[str]) -> Catalog:
+        """This catalog served for ``env_ids`` alone (the same kwargs and declarations)."""
+        narrowed = Catalog(env_ids, self._server_kwargs)
+        narrowed._client = dict(self._client)
+        return narrowed
 
     def check(self, env_id: str) -> None:
         if env_id not in self.env_ids:
@@ -55,9 +70,21 @@ class Catalog:
         accepted = env_parameters(env_id)
         return {k: v for k, v in self._server_kwargs.items() if k in accepted or "kwargs" in accepted}
 
+    def client_params(self, env_id: str) -> ClientParams:
+        """What a client may set on ``env_id`` (nothing but the seed when undeclared)."""
+        return self._client.get(env_id, ClientParams())
+
+    def check_client_kwargs(self, env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The client's kwargs for ``env_id``, checked: ForbiddenKwargs (403) for an undeclared key, a 422
+        for a bad value."""
+        return _checked(lambda: self.client_params(env_id).check_kwargs(kwargs))
+
+    def check_client_options(self, env_id: str, options: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The client's reset options for ``env_id``, checked as its kwargs are."""
+        return _checked(lambda: self.client_params(env_id).check_options(options))
+
     def make(self, env_id: str, client_kwargs: Mapping[str, Any]) -> gym.Env:
-        """The env of one session: the server's kwargs with the client's over them (paths refused)."""
-        check_client_kwargs(client_kwargs)
+        """The env of one session: the server's kwargs with the client's (checked already) over them."""
         try:
             check_env_kwargs(env_id, client_kwargs)
             return gym.make(env_id, **merge_kwargs(self.server_kwargs(env_id), client_kwargs))
@@ -66,19 +93,37 @@ class Catalog:
         except Exception as error:
             raise EnvFailed(f"could not make {env_id}: {type(error).__name__}: {error}") from error
 
-    def spaces(self, env_id: str, env: gym.Env) -> dict[str, Any]:
-        """The spaces of ``env_id`` as JSON (``GET /envs/<id>/spec``), remembered per id."""
+    def remember_spaces(self, env_id: str, described: Mapping[str, Any]) -> dict[str, Any]:
+        """The spaces of ``env_id`` as a session's process described them (``describe``), with what a client
+        may set, remembered per id (``GET /envs/<id>/spec``)."""
         if env_id not in self._spaces:
             self._spaces[env_id] = {
                 "env_id": env_id,
-                "observation_space": space_to_json(env.observation_space),
-                "action_space": space_to_json(env.action_space),
-                "metadata": {"render_modes": list(env.metadata.get("render_modes", []))},
+                **described,
+                "client_params": self.client_params(env_id).describe(),
             }
         return self._spaces[env_id]
 
     def known_spaces(self, env_id: str) -> dict[str, Any] | None:
         return self._spaces.get(env_id)
+
+
+def describe(env: gym.Env) -> dict[str, Any]:
+    """An env's spaces and render modes as JSON (what a session's process answers a build with)."""
+    return {
+        "observation_space": space_to_json(env.observation_space),
+        "action_space": space_to_json(env.action_space),
+        "metadata": {"render_modes": list(env.metadata.get("render_modes", []))},
+    }
+
+
+def _checked(check: Callable[[], Any]) -> Any:
+    try:
+        return check()
+    except ParamError as error:
+        if error.forbidden:
+            raise ForbiddenKwargs(str(error)) from None
+        raise ServeError(str(error), 422) from None
 
 
 def space_to_json(space: spaces.Space) -> dict[str, Any]:

@@ -6,8 +6,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from genenv_gym.serve.catalog import registered_env_ids
 from genenv_gym.serve.limits import ServeLimits
 
 
@@ -28,20 +30,63 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--env-kwargs",
         default=None,
-        help="JSON object: gymnasium.make kwargs for each id that takes them",
+        help="JSON object: the operator's gymnasium.make kwargs for each id that takes them (data dirs, "
+        "backends, ...: what clients may not set)",
     )
-    parser.add_argument("--max-sessions", type=int, default=defaults.max_sessions)
     parser.add_argument(
-        "--env-threads",
+        "--env-kwargs-for",
+        action="append",
+        default=[],
+        metavar="ID=JSON",
+        help="the operator's kwargs for one env id, over --env-kwargs (repeatable)",
+    )
+    parser.add_argument("--max-sessions", type=int, default=defaults.max_sessions, help="each is a process")
+    parser.add_argument("--max-sessions-per-client", type=int, default=defaults.max_sessions_per_client)
+    parser.add_argument(
+        "--workers",
         type=int,
-        default=defaults.env_threads,
-        help="threads running env code (default 1: safe for every env; TextWorld's parser is not "
-        "thread-safe)",
+        default=0,
+        help="env calls running at once, shared fairly between clients (default: twice the usable cores)",
+    )
+    parser.add_argument(
+        "--session-memory-mb",
+        type=int,
+        default=defaults.session_memory_mb,
+        help="data memory a session's process may take beyond what it shares (0: no limit)",
+    )
+    parser.add_argument(
+        "--session-nice",
+        type=int,
+        default=defaults.session_nice,
+        help="niceness of sessions' processes above the server's (0: the same)",
     )
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout_s, help="seconds")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout_s, help="seconds")
+    parser.add_argument("--make-timeout", type=float, default=defaults.make_timeout_s, help="seconds")
+    parser.add_argument(
+        "--slow-call",
+        type=float,
+        default=defaults.slow_call_s,
+        help="seconds after which a running call drops its session to the lowest CPU priority (0: never)",
+    )
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes)
     parser.add_argument("--max-action-chars", type=int, default=defaults.max_action_chars)
+    parser.add_argument("--header-timeout", type=float, default=defaults.header_timeout_s, help="seconds")
+    parser.add_argument("--body-timeout", type=float, default=defaults.body_timeout_s, help="seconds")
+    parser.add_argument(
+        "--keep-alive",
+        type=float,
+        default=defaults.keep_alive_s,
+        help="seconds an idle connection stays open",
+    )
+    parser.add_argument("--max-connections-per-client", type=int, default=defaults.max_connections_per_client)
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRS",
+        help="proxies (comma-separated addresses) whose X-Forwarded-For names the client; by default no "
+        "header is believed and the client is the connection's peer",
+    )
     parser.add_argument(
         "--token-env",
         default=None,
@@ -67,48 +112,53 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from genenv_gym.serve.server import uvicorn_server
 
     try:
-        kwargs = json.loads(args.env_kwargs) if args.env_kwargs else {}
-        if not isinstance(kwargs, dict):
-            raise ValueError("--env-kwargs must be a JSON object")
-        catalog = Catalog(args.env, kwargs)
+        catalog = Catalog(args.env, operator_kwargs(args.env_kwargs, args.env_kwargs_for))
         token = token_from_env(args.token_env)
     except ValueError as error:
         print(f"genenv serve: {error}", file=sys.stderr)
         return 2
     if args.data_dir:
         os.environ["GENENV_DATA_DIR"] = args.data_dir
-    catalog = _servable(catalog, kwargs)
+    catalog = _servable(catalog)
     if catalog is None:
         return 1
     limits = ServeLimits(
         max_sessions=args.max_sessions,
-        env_threads=args.env_threads,
+        max_sessions_per_client=args.max_sessions_per_client,
+        workers=args.workers,
         idle_timeout_s=args.idle_timeout,
         step_timeout_s=args.step_timeout,
+        make_timeout_s=args.make_timeout,
+        slow_call_s=args.slow_call,
+        session_memory_mb=args.session_memory_mb,
+        session_nice=args.session_nice,
         max_body_bytes=args.max_body_bytes,
         max_action_chars=args.max_action_chars,
+        header_timeout_s=args.header_timeout,
+        body_timeout_s=args.body_timeout,
+        keep_alive_s=args.keep_alive,
+        max_connections_per_client=args.max_connections_per_client,
     )
     print(
         f"genenv serve: {len(catalog.env_ids)} env ids on http://{args.host}:{args.port}/envs/<env id> "
-        f"(WebSocket /envs/<env id>/ws), at most {limits.max_sessions} sessions",
+        f"(WebSocket /envs/<env id>/ws), at most {limits.max_sessions} sessions "
+        f"({limits.max_sessions_per_client} per client), {limits.workers} env calls at once",
         file=sys.stderr,
     )
-    uvicorn_server(
-        ServeConfig(catalog, limits, token), args.host, args.port, access_log=args.access_log
-    ).run()
+    config = ServeConfig(catalog, limits, token, args.forwarded_allow_ips)
+    uvicorn_server(config, args.host, args.port, access_log=args.access_log).run()
     return 0
 
 
-def _servable(catalog: Any, kwargs: dict) -> Any:
+def _servable(catalog: Any) -> Any:
     """The catalog of the ids whose env can be made here (said on stderr); None when there is none."""
     from genenv_gym.data_dir import data_root
-    from genenv_gym.serve.catalog import Catalog
     from genenv_gym.serve.data_check import check_served_ids, ids_to_check
 
     to_check = ids_to_check(catalog)
     if to_check:
         print(
-            f"genenv serve: the data dir {data_root(kwargs.get('data_dir'))} does not hold every benchmark "
+            f"genenv serve: the data dir {data_root(None)} does not hold every benchmark "
             f"complete: playing one episode start of {len(to_check)} env ids to see which can be served "
             "(seconds to a minute)",
             file=sys.stderr,
@@ -119,8 +169,43 @@ def _servable(catalog: Any, kwargs: dict) -> Any:
     if not check.servable:
         print(
             f"genenv serve: none of the {len(catalog.env_ids)} env ids can be served with the data dir "
-            f"{data_root(kwargs.get('data_dir'))}; not starting",
+            f"{data_root(None)}; not starting",
             file=sys.stderr,
         )
         return None
-    return Catalog(check.servable, kwargs) if check.refused else catalog
+    return catalog.only(check.servable) if check.refused else catalog
+
+
+def operator_kwargs(everywhere: str | None, per_id: list[str]) -> Callable[[str], dict[str, Any]]:
+    """The operator's kwargs of each env id: ``--env-kwargs`` (for each id that takes the key) with the
+    id's own ``--env-kwargs-for ID=JSON`` over them; ValueError for JSON that is not an object."""
+    common = _json_object(everywhere, "--env-kwargs") if everywhere else {}
+    own: dict[str, dict[str, Any]] = {}
+    for item in per_id:
+        env_id, sep, text = item.partition("=")
+        env_id = env_id.strip()
+        if not sep:
+            raise ValueError(f"--env-kwargs-for {item!r}: expected ID=JSON")
+        if env_id not in registered_env_ids():
+            raise ValueError(f"--env-kwargs-for: not a servable env id: {env_id!r}")
+        own[env_id] = _json_object(text, f"--env-kwargs-for {env_id}")
+
+    def kwargs(env_id: str) -> dict[str, Any]:
+        from genenv_gym.env_kwargs import env_parameters
+        from genenv_gym.serve.limits import merge_kwargs
+
+        accepted = env_parameters(env_id)
+        shared = {k: v for k, v in common.items() if k in accepted or "kwargs" in accepted}
+        return merge_kwargs(shared, own.get(env_id, {}))
+
+    return kwargs
+
+
+def _json_object(text: str, flag: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise ValueError(f"{flag}: not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{flag} must be a JSON object")
+    return value

@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from genenv_gym.serve.errors import ServeError, TooLarge
+from genenv_gym.client_params import MAX_DEPTH
+from genenv_gym.serve.errors import InvalidText, ServeError, TooLarge
 from genenv_gym.serve.wire import info_to_json
 
 
@@ -94,9 +95,41 @@ RESET_KEYS = {"seed", "options", "episode_id", "env_kwargs", "session_id"}
 STEP_KEYS = {"action", "session_id", "timeout_s", "request_id"}
 
 
+def check_json(value: Any, what: str) -> None:
+    """Raise a 422 when decoded client JSON nests deeper than ``MAX_DEPTH`` or holds text that UTF-8 cannot
+    carry (a lone surrogate, which JSON's ``\\udXXX`` escapes can encode): neither ever reaches an env."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, what)]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, str):
+            _check_text(item, path)
+            continue
+        if isinstance(item, dict):
+            children = [(v, f"{path}.{k}") for k, v in item.items()]
+            for key in item:
+                _check_text(key, f"{path} (a key)")
+        elif isinstance(item, list):
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(item)]
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise ServeError(f"{what} nests deeper than {MAX_DEPTH} levels", 422)
+        stack.extend((child, depth + 1, where) for child, where in children)
+
+
+def _check_text(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidText(
+            f"{path} holds text that is not valid Unicode (a lone surrogate at character {error.start})"
+        ) from None
+
+
 def parse_reset(data: Any) -> ResetRequest:
     """A reset request's fields, checked; raises ServeError (422) naming the first bad one."""
     data = _object(data, "reset data")
+    check_json(data, "reset")
     _known(data, RESET_KEYS, "reset")
     seed = data.get("seed")
     if seed is not None and (type(seed) is not int or seed < 0):
@@ -115,6 +148,7 @@ def parse_reset(data: Any) -> ResetRequest:
 def parse_action(data: Any, max_chars: int) -> str:
     """The action text of a step (``{"text": ...}``), checked; raises ServeError (422) or TooLarge (413)."""
     data = _object(data, "action")
+    check_json(data, "action")
     _known(data, {"text", "metadata"}, "action")
     text = data.get("text")
     if not isinstance(text, str):

@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
+#: An absolute path in a message (``/home/x/data/file.json``): two or more segments after a slash.
+_PATH = re.compile(r"(?<![\w.~-])(?:~|/[\w.@+-]+)(?:/[\w.@+-]+)+/?")
+#: How long a message from the env may be (longer ones are cut).
+MAX_MESSAGE_CHARS = 2000
+
+
+def redact_paths(text: str) -> str:
+    """``text`` with every absolute path replaced by ``<server path>`` (a client never learns where the
+    server keeps its files), cut to ``MAX_MESSAGE_CHARS``."""
+    text = _PATH.sub("<server path>", text)
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
+
 
 class ServeError(Exception):
     """A request the server refuses or could not carry out; ``status`` is its HTTP status."""
@@ -58,6 +72,24 @@ class ForbiddenKwargs(ServeError):
 
 class StepTimeout(ServeError):
     status, code = 504, "STEP_TIMEOUT"
+
+
+class MemoryLimit(ServeError):
+    """The env outgrew the session's memory limit (``--session-memory-mb``): the session is closed."""
+
+    status, code = 422, "MEMORY_LIMIT"
+
+
+class WorkerLost(ServeError):
+    """The session's process died (the env crashed it): the session is closed."""
+
+    status, code = 500, "ENV_PROCESS_LOST"
+
+
+class InvalidText(ServeError):
+    """Text that UTF-8 cannot carry (a lone surrogate)."""
+
+    status, code = 422, "INVALID_TEXT"
 
 
 class EnvFailed(ServeError):

@@ -1,41 +1,70 @@
-"""The server's limits and policies: sizes, sessions, time, the bearer token, and which env kwargs a client
-may choose."""
+"""The server's limits and policies: sizes, sessions, time, processes, connections and the bearer token."""
 
 from __future__ import annotations
 
 import hmac
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from genenv_gym.serve.errors import ForbiddenKwargs, Unauthorized
+from genenv_gym.serve.errors import Unauthorized
 
-#: Client-chosen env kwargs whose name matches this are refused: paths and URLs are the server's choice
-#: (a client must not make the server read its files or call other hosts).
-FORBIDDEN_KWARG = re.compile(r"(dir|path|file|url|root|cache|host)s?$", re.IGNORECASE)
+
+def _cores() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
 class ServeLimits:
     """Bounds on what one client can cost the server."""
 
-    #: Sessions (HTTP sessions, WebSocket connections and one-shot stateless requests together).
-    max_sessions: int = 64
-    #: Worker threads running env code, each session pinned to one (see serve/sessions.py: 1 is safe).
-    env_threads: int = 1
-    #: A session with no request for this long is closed and its env freed.
+    #: Sessions (HTTP sessions, WebSocket connections and one-shot stateless requests together); each is
+    #: a process.
+    max_sessions: int = 128
+    #: Sessions one client (one address) may hold at once.
+    max_sessions_per_client: int = 64
+    #: Env calls (builds, resets, steps) running at once, each in its session's process; a client with
+    #: others present gets its fair share of them (serve/fairness.py). Default: twice the usable cores (a
+    #: call holds its worker through its round trip to the session's process, so short calls leave a
+    #: core idle part of the time; long ones drop to the lowest priority after ``slow_call_s``).
+    workers: int = 0
+    #: A session with no request for this long is closed and its process ended.
     idle_timeout_s: float = 300.0
-    #: A reset or step running longer than this is answered 504 and its session closed.
+    #: A reset or step running longer than this is stopped (its process killed), answered 504 and its
+    #: session closed.
     step_timeout_s: float = 60.0
-    #: Building an env (loading a benchmark) that takes longer is answered 504.
+    #: A call still running after this drops its session's process to the lowest CPU priority for good;
+    #: 0: never.
+    slow_call_s: float = 1.0
+    #: Building an env (loading a benchmark) that takes longer is stopped the same way.
     make_timeout_s: float = 300.0
+    #: How long a closing session's process may take to close its env before it is killed.
+    close_timeout_s: float = 5.0
+    #: Data memory (MiB) a session's process may take beyond what it shares with the zygote; past it the
+    #: env's allocation fails, the request is answered 422 (MEMORY_LIMIT) and the session closed.
+    session_memory_mb: int = 4096
+    #: How many steps below the server's own priority sessions' processes run (``nice``): the server's
+    #: answering and the clients' turns never wait behind env work. 0: the same priority.
+    session_nice: int = 5
     #: Request bodies and WebSocket messages larger than this are refused (413 / close code 1009).
     max_body_bytes: int = 8 * 1024 * 1024
     #: Actions longer than this are refused (413) before they reach the env; shorter ones too long for the
     #: env are graded by the env (``action_error:too_long``), as in-process.
     max_action_chars: int = 1_000_000
+    #: A connection must send a request's headers within this (from its opening, or from the end of its
+    #: previous response); else it is closed.
+    header_timeout_s: float = 10.0
+    #: A request's body must arrive within this after its headers (else 408).
+    body_timeout_s: float = 30.0
+    #: An idle keep-alive connection (between requests) is closed after this.
+    keep_alive_s: float = 30.0
+    #: Connections one client address may hold open at once (more are closed at once).
+    max_connections_per_client: int = 256
+
+    def __post_init__(self) -> None:
+        if self.workers <= 0:
+            object.__setattr__(self, "workers", 2 * _cores())
 
 
 def check_token(expected: str | None, authorization: str | None) -> None:
@@ -55,19 +84,6 @@ def token_from_env(name: str | None) -> str | None:
     if not token:
         raise ValueError(f"--token-env {name}: the environment variable {name} is unset or empty")
     return token
-
-
-def check_client_kwargs(kwargs: Mapping[str, Any], path: str = "") -> None:
-    """Raise ForbiddenKwargs for a client-chosen kwarg naming a path or URL (``FORBIDDEN_KWARG``)."""
-    for key, value in kwargs.items():
-        name = f"{path}{key}"
-        if FORBIDDEN_KWARG.search(str(key)):
-            raise ForbiddenKwargs(
-                f"env kwarg {name!r} is the server's choice (paths and URLs are set where the server "
-                "starts: GENENV_DATA_DIR, --env-kwargs)"
-            )
-        if isinstance(value, Mapping):
-            check_client_kwargs(value, f"{name}.")
 
 
 def merge_kwargs(server: Mapping[str, Any], client: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,10 +17,14 @@ def uvicorn_server(
     log_level: str = "info",
     access_log: bool = False,
 ):
-    """A ``uvicorn.Server`` for ``config``: WebSocket messages bounded like bodies, 5 s to shut down, no
-    line per request unless ``access_log``."""
+    """A ``uvicorn.Server`` for ``config``: WebSocket messages bounded like bodies, the connection limits
+    of serve/connections.py, ``X-Forwarded-For`` believed only from ``config.forwarded_allow_ips``, 5 s to
+    shut down, no line per request unless ``access_log``."""
     import uvicorn
 
+    from genenv_gym.serve.connections import guarded_protocol
+
+    limits = config.limits
     app = create_app(config)
     return uvicorn.Server(
         uvicorn.Config(
@@ -29,7 +33,13 @@ def uvicorn_server(
             port=port,
             log_level=log_level,
             access_log=access_log,
-            ws_max_size=config.limits.max_body_bytes,
+            http=guarded_protocol(
+                limits.keep_alive_s, limits.header_timeout_s, limits.max_connections_per_client
+            ),
+            timeout_keep_alive=int(max(1, limits.keep_alive_s)),
+            ws_max_size=limits.max_body_bytes,
+            proxy_headers=config.forwarded_allow_ips is not None,
+            forwarded_allow_ips=config.forwarded_allow_ips or "",
             timeout_graceful_shutdown=5,
             lifespan="on",
         )

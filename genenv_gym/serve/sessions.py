@@ -1,13 +1,15 @@
-"""Sessions: each one owns its own env instance, always run by the same worker thread.
+"""Sessions: each one owns an env that lives in a process of its own, and a client's share of the server.
 
 One ``SessionManager`` counts every env the server holds (HTTP sessions, WebSocket connections, one-shot
-stateless requests) against ``max_sessions``, runs each reset/step under a time limit, closes sessions
-idle longer than the idle timeout, and closes every env at shutdown.
-
-Env code runs on ``env_threads`` worker threads (default 1), each session pinned to one of them. One
-thread is the safe default: some envs' libraries share parsers between instances (textworld's PDDL parser,
-used by ALFWorld, fails when two threads parse at once), and Python's GIL leaves little to gain from
-more threads for pure-Python envs; to use more cores, run more servers and give clients the pool.
+stateless requests) against ``max_sessions`` and, per client address, ``max_sessions_per_client``. Each
+session's env is built and played in its own process, forked from the zygote (serve/zygote.py). A build,
+reset or step runs when the client's fair share of the ``workers`` slots allows (serve/fairness.py) and
+within its time limit, counted from when it starts: past it, the session's process (and whatever it
+started) is killed, the request answered 504 and the session closed; no other session notices. A call
+still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
+sessions go first, as in a feedback queue); it keeps its slot, so no more than ``workers`` calls ever
+compete for the cores (a wall-clock limit stays fair). Idle HTTP
+sessions are closed after the idle timeout, and every session at shutdown.
 """
 
 from __future__ import annotations
@@ -15,30 +17,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import time
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter
 from typing import Any
 
-import gymnasium as gym
-
-from genenv_gym.serve.errors import CapacityReached, SessionBusy, StepTimeout, UnknownSession
+from genenv_gym.serve.errors import (
+    CapacityReached,
+    MemoryLimit,
+    ServeError,
+    SessionBusy,
+    StepTimeout,
+    UnknownSession,
+    WorkerLost,
+)
+from genenv_gym.serve.fairness import FairSlots
 from genenv_gym.serve.limits import ServeLimits
-
-#: Builds the env of one session: (env id, client kwargs) -> env.
-EnvFactory = Callable[[str, dict[str, Any]], gym.Env]
+from genenv_gym.serve.worker import WorkerProcess
+from genenv_gym.serve.zygote import Zygote, ZygoteError
 
 
 class Session:
-    """One client's env: built once, used by one request at a time, on its own thread."""
+    """One client's env: built once in its own process, used by one request at a time."""
 
-    def __init__(self, env_id: str, kind: str, executor: ThreadPoolExecutor) -> None:
+    def __init__(self, env_id: str, kind: str, client: str) -> None:
         self.id = uuid.uuid4().hex
         self.env_id = env_id
         self.kind = kind
-        self.env: gym.Env | None = None
-        self.executor = executor
+        self.client = client
+        self.process: WorkerProcess | None = None
         self.lock = asyncio.Lock()
         self.last_used = time.monotonic()
         self.episode_id: str | None = None
@@ -53,28 +61,36 @@ class Session:
 class SessionManager:
     """Every session of a server, bounded by ``ServeLimits``."""
 
-    def __init__(self, factory: EnvFactory, limits: ServeLimits) -> None:
-        self.factory = factory
+    def __init__(self, zygote: Zygote, limits: ServeLimits) -> None:
+        self.zygote = zygote
         self.limits = limits
         self.sessions: dict[str, Session] = {}
-        self.workers = [
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"genenv-env-{i}")
-            for i in range(limits.env_threads)
-        ]
-        self._next_worker = itertools.count()
+        self.per_client: Counter[str] = Counter()
+        self.slots = FairSlots(limits.workers)
         self._episodes = itertools.count(1)
-        #: Threads left running by a reset/step past its time limit (their sessions are closed).
-        self.abandoned_calls = 0
+        #: Calls stopped at their time limit (their processes killed, their sessions closed).
+        self.killed_calls = 0
 
-    def open(self, env_id: str, kind: str) -> Session:
-        """A new session without an env yet; raises CapacityReached at ``max_sessions``."""
+    def start(self) -> None:
+        """Fork the zygote (at startup, before any client)."""
+        self.zygote.start()
+
+    def open(self, env_id: str, kind: str, client: str) -> Session:
+        """A new session without an env yet; CapacityReached at the server's or the client's limit."""
         if len(self.sessions) >= self.limits.max_sessions:
             raise CapacityReached(
                 f"the server holds {len(self.sessions)} sessions, its limit (--max-sessions); "
                 "close one or try another server"
             )
-        session = Session(env_id, kind, self.workers[next(self._next_worker) % len(self.workers)])
+        if self.per_client[client] >= self.limits.max_sessions_per_client:
+            raise CapacityReached(
+                f"this client holds {self.per_client[client]} sessions, the limit per client "
+                "(--max-sessions-per-client); close one first"
+            )
+        session = Session(env_id, kind, client)
         self.sessions[session.id] = session
+        self.per_client[client] += 1
+        self.slots.add_session(client)
         return session
 
     def get(self, session_id: str, env_id: str) -> Session:
@@ -86,14 +102,28 @@ class SessionManager:
             )
         return session
 
-    async def build(self, session: Session, env_kwargs: dict[str, Any]) -> None:
-        """Build the session's env from the client's kwargs (on its thread, within ``make_timeout_s``)."""
-        session.env = await self._run(
-            session, lambda: self.factory(session.env_id, env_kwargs), self.limits.make_timeout_s
-        )
+    async def build(self, session: Session, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Fork the session's process and build its env there from the client's (checked) kwargs, within
+        ``make_timeout_s``; what the build answers (the env's spaces). The session counts as busy meanwhile
+        (the idle reaper leaves it alone)."""
+        async with session.lock:
+            try:
+                process = await asyncio.to_thread(self.zygote.spawn, session.env_id)
+            except ZygoteError as error:
+                raise ServeError(
+                    f"could not start a process for {session.env_id}: {error}", 503, "NO_WORKER"
+                ) from None
+            if session.closed:  # closed while its process was forking
+                process.kill()
+                raise UnknownSession(f"session {session.id} is closed")
+            session.process = process
+            await process.connect()
+            message = {"op": "make", "kwargs": env_kwargs}
+            return json.loads(await self._run(session, message, self.limits.make_timeout_s))
 
-    async def call(self, session: Session, fn: Callable[[], Any], exclusive: bool = True) -> Any:
-        """Run ``fn`` (a reset or step of the session's env) on its thread within ``step_timeout_s``.
+    async def call(self, session: Session, message: dict[str, Any], exclusive: bool = True) -> bytes:
+        """Send a reset or step to the session's process; its answer (the result's JSON text, UTF-8)
+        within ``step_timeout_s``.
 
         ``exclusive``: refuse (409) instead of queueing when another request of this session is running.
         """
@@ -102,7 +132,7 @@ class SessionManager:
         async with session.lock:
             session.last_used = time.monotonic()
             try:
-                return await self._run(session, fn, self.limits.step_timeout_s)
+                return await self._run(session, message, self.limits.step_timeout_s)
             finally:
                 session.last_used = time.monotonic()
 
@@ -111,42 +141,52 @@ class SessionManager:
         session.step_count = 0
         return session.episode_id
 
-    async def _run(self, session: Session, fn: Callable[[], Any], timeout: float) -> Any:
-        """``fn`` on the session's worker; ``timeout`` counts from when the worker starts it (time queued
-        behind other sessions' calls on the same worker does not count)."""
-        if session.closed:
+    async def _run(self, session: Session, message: dict[str, Any], timeout: float) -> bytes:
+        """``message`` to the session's process in one of the client's slots; ``timeout`` counts from when
+        the slot is granted (waiting for it does not count)."""
+        if session.closed or session.process is None:
             raise UnknownSession(f"session {session.id} is closed")
-        loop = asyncio.get_running_loop()
-        started = loop.create_future()
+        async with self.slots.slot(session.client):
+            if session.closed:
+                raise UnknownSession(f"session {session.id} is closed")
+            slow = (
+                asyncio.get_running_loop().call_later(self.limits.slow_call_s, session.process.deprioritize)
+                if self.limits.slow_call_s > 0
+                else None
+            )
+            try:
+                return await asyncio.wait_for(session.process.ask(message), timeout)
+            except asyncio.TimeoutError:
+                self.killed_calls += 1
+                session.process.kill()
+                await self.close(session)
+                raise StepTimeout(
+                    f"{session.env_id} took longer than {timeout:g} s; its process was stopped and the "
+                    "session closed"
+                ) from None
+            except (MemoryLimit, WorkerLost):
+                await self.close(session)
+                raise
+            finally:
+                if slow is not None:
+                    slow.cancel()
 
-        def run() -> Any:
-            loop.call_soon_threadsafe(lambda: started.done() or started.set_result(None))
-            return fn()
-
-        future = loop.run_in_executor(session.executor, run)
-        try:
-            await asyncio.wait({started, future}, return_when=asyncio.FIRST_COMPLETED)
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
-        except asyncio.TimeoutError:
-            self.abandoned_calls += 1
-            await self.close(session, wait=False)
-            raise StepTimeout(
-                f"{session.env_id} took longer than {timeout:g} s; the session is closed"
-            ) from None
-
-    async def close(self, session: Session, wait: bool = True) -> None:
-        """Close the session's env on its own thread and free its slot (idempotent)."""
-        self.sessions.pop(session.id, None)
+    async def close(self, session: Session) -> None:
+        """End the session's process (its env closed there) and free its slot (idempotent)."""
         if session.closed:
             return
         session.closed = True
-        env = session.env
-        session.env = None
-        if env is not None:
-            future = asyncio.get_running_loop().run_in_executor(session.executor, _close_quietly, env)
-            if wait:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(future), self.limits.step_timeout_s)
+        self.sessions.pop(session.id, None)
+        self.per_client[session.client] -= 1
+        if self.per_client[session.client] <= 0:
+            del self.per_client[session.client]
+        self.slots.remove_session(session.client)
+        if session.process is None:
+            return
+        if session.lock.locked():  # a request is running in it: nothing to wait for
+            session.process.kill()
+        else:
+            await session.process.close(self.limits.close_timeout_s)
 
     async def reap_idle(self) -> int:
         """Close every HTTP session idle beyond the timeout (WebSocket loops time out on their own)."""
@@ -167,12 +207,7 @@ class SessionManager:
             await self.reap_idle()
 
     async def close_all(self) -> None:
-        """Close every session's env (graceful shutdown)."""
+        """Close every session (graceful shutdown), then the zygote."""
         await asyncio.gather(*(self.close(s) for s in list(self.sessions.values())))
-        for worker in self.workers:
-            worker.shutdown(wait=False)
-
-
-def _close_quietly(env: gym.Env) -> None:
-    with contextlib.suppress(Exception):
-        env.close()
+        with contextlib.suppress(Exception):
+            self.zygote.stop()

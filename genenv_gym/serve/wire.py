@@ -103,3 +103,15 @@ def options_from_json(options: Mapping[str, Any] | None) -> dict[str, Any] | Non
     if isinstance(options.get("task"), Mapping):
         options["task"] = Task.from_dict(options["task"])
     return options
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON text that UTF-8 can carry: non-ASCII text as itself, unless some string holds a
+    lone surrogate (an env may echo what it was given), then every non-ASCII character ``\\uXXXX``-escaped
+    (the same string once decoded)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text

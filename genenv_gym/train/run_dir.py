@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 CHECKPOINT_NAME = "checkpoint.pt"
 #: The config and provenance (library versions, weight and tokenizer fingerprints) of the run.
@@ -24,6 +26,19 @@ def clear_run_files(directory: str | Path) -> None:
             shutil.rmtree(path)
         else:
             path.unlink()
+
+
+def stopped_before_first_checkpoint(directory: str | Path, config: dict[str, Any]) -> bool:
+    """Whether ``directory`` holds the record of a run of ``config`` that wrote no checkpoint (it was killed
+    before or during its first): such a run resumes by starting again."""
+    directory = Path(directory)
+    if (directory / CHECKPOINT_NAME).exists():
+        return False
+    try:
+        record = json.loads((directory / RUN_RECORD).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("config") == json.loads(json.dumps(config))
 
 
 def remove_stale_temp_files(directory: str | Path) -> list[Path]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, ClientParams
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Manifest
 
 MANIFEST = Manifest(
@@ -14,12 +16,14 @@ MANIFEST = Manifest(
             "genenv_gym.envs.addition.env:PaddedAdditionEnv",
             "a + b on 6-digit zero-padded least-significant-first operands, 11 levels of operand width "
             "(1-6 digits, half steps), a fixed 1,200-task held-out set: the third efficacy design's family",
+            client=ClientParams(options=BENCHMARK_OPTIONS),
         ),
         EnvEntry(
             "GenEnv-Sim-PaddedAddition-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
             "padded-addition tasks generated at the agent's skill by the alpha-curriculum simulator",
             {"domain": "padded-addition"},
+            client=simulator_env_params(),
         ),
     ),
     domains=(

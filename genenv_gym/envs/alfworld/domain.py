@@ -8,10 +8,18 @@ from typing import Any
 
 import numpy as np
 
+from genenv_gym.data_dir import entry_name
 from genenv_gym.domain import Domain, Episode, Verdict
 from genenv_gym.envs.alfworld import generator
 from genenv_gym.envs.alfworld.commands import normalize_command
-from genenv_gym.envs.alfworld.data import DEFAULT_SPLIT, GameRecord, alfworld_root, discover_games, read_game
+from genenv_gym.envs.alfworld.data import (
+    DEFAULT_SPLIT,
+    SPLITS,
+    GameRecord,
+    alfworld_root,
+    discover_games,
+    read_game,
+)
 from genenv_gym.envs.alfworld.engine import AlfredEngine
 from genenv_gym.envs.alfworld.engine_pool import EnginePool
 from genenv_gym.envs.alfworld.episode import ALFWorldEpisode
@@ -128,16 +136,24 @@ class ALFWorldDomain(Domain):
         )
 
     def game_data(self, task: Task) -> dict[str, Any]:
-        """What the engine loads for a task: the game file, with the generated goal where the task has one."""
-        split = str(task.evaluation.get("split", self.split))
-        path = (
-            alfworld_root(self.data_dir)
-            / "json_2.1.1"
-            / split
-            / str(task.evaluation["game"])
-            / "game.tw-pddl"
+        """What the engine loads for a task: the game file, with the generated goal where the task has one.
+
+        The task names its game by split and id (``<task folder>/<trial folder>``), never by a path: a task
+        from anywhere (a client of ``genenv serve``) reads only games of the data dir.
+        """
+        split = task.evaluation.get("split", self.split)
+        if split not in SPLITS:
+            raise ValueError(f"unknown ALFWorld split {str(split)[:80]!r}; use one of {SPLITS}")
+        game = task.evaluation.get("game")
+        parts = game.split("/") if isinstance(game, str) else []
+        if len(parts) != 2:
+            raise ValueError(
+                f"an ALFWorld game is named <task folder>/<trial folder>, got {str(game)[:80]!r}"
+            )
+        folders = [entry_name(part, "an ALFWorld game's folder") for part in parts]
+        data = read_game(
+            alfworld_root(self.data_dir) / "json_2.1.1" / split / folders[0] / folders[1] / "game.tw-pddl"
         )
-        data = read_game(path)
         spec = task.evaluation.get("goal_spec")
         if spec:
             goal = GoalSpec.from_dict(spec)

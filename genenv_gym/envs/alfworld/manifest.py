@@ -2,21 +2,48 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Text
 from genenv_gym.data_source import DownloadScript, Source
 from genenv_gym.env_entry import EnvEntry
-from genenv_gym.envs.alfworld.task_types import TASK_TYPES
+from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, TASK_TYPES
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
+
+#: The splits of the official data (``json_2.1.1/<split>``).
+SPLITS = ("train", "valid_seen", "valid_unseen")
+#: The longest step budget a client may give an episode.
+MAX_CLIENT_STEPS = 200
+
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params): never a path; a game is chosen by
+#: its id among the loaded ones, a task's game is looked up in the data dir's split.
+_TASK_TYPES = Choices(TASK_TYPE_NAMES, single=True)
+CLIENT = ClientParams(
+    kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS), "max_steps": Integer(1, MAX_CLIENT_STEPS)},
+    options={**BENCHMARK_OPTIONS, "game": Text(300), "task_type": _TASK_TYPES},
+)
+STEP_CLIENT = ClientParams(
+    kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS)}, options=BENCHMARK_OPTIONS
+)
+#: Each proposal of the simulator is proved solvable by the planner (seconds each): at most 4 per refill.
+SIM_MAX_BATCH = 4
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
         "GenEnv-ALFWorld-v0",
         _ENV,
         "ALFWorld on the real TextWorld engine: the 134 `valid_unseen` games, 50 steps, success rate",
+        client=CLIENT,
     ),
     *(
-        EnvEntry(f"GenEnv-ALFWorld-{t.suffix}-v0", _ENV, f"task type `{t.name}`", {"task_types": [t.name]})
+        EnvEntry(
+            f"GenEnv-ALFWorld-{t.suffix}-v0",
+            _ENV,
+            f"task type `{t.name}`",
+            {"task_types": [t.name]},
+            client=CLIENT,
+        )
         for t in TASK_TYPES
     ),
     EnvEntry(
@@ -24,12 +51,14 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.alfworld.step_env:ALFWorldStepEnv",
         "the paper's protocol: predict the expert's next command at every state of its walkthrough "
         "(788 tasks), exact match",
+        client=STEP_CLIENT,
     ),
     EnvEntry(
         "GenEnv-Sim-ALFWorld-v0",
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "new goals over the real scenes, each checked solvable by the PDDL planner, at the agent's skill",
         {"domain": "alfworld", "batch_size": 1},
+        client=simulator_env_params({"max_steps": Integer(1, MAX_CLIENT_STEPS)}, max_batch=SIM_MAX_BATCH),
     ),
 )
 

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
 from genenv_gym.data_source import GitHubFiles, Source
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.apibank.env:APIBankEnv"
 
 _CALLS = "genenv_gym.envs.apibank.call_format:API_CALLS"
+
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+_LEVELS = Choices(("level-1", "level-2"))
+_SCORING = Choice(("official", "corrected"))
+CLIENT = ClientParams(kwargs={"levels": _LEVELS, "scoring": _SCORING}, options=BENCHMARK_OPTIONS)
+RESPONSE_CLIENT = ClientParams(kwargs={"levels": _LEVELS}, options=BENCHMARK_OPTIONS)
+DIALOGUE_CLIENT = ClientParams(
+    kwargs={"levels": _LEVELS, "max_steps": Integer(1, 100)}, options=BENCHMARK_OPTIONS
+)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -16,23 +27,27 @@ ENTRIES: tuple[EnvEntry, ...] = (
         _ENV,
         "API-Bank level-1 (399 API-call samples, APIs described), 50 simulated APIs, official verdict",
         {"levels": ["level-1"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-APIBank-L2-v0",
         _ENV,
         "API-Bank level-2 (135 API-call samples, only ToolSearcher described: retrieve, then call)",
         {"levels": ["level-2"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-APIBank-Response-v0",
         "genenv_gym.envs.apibank.env:APIBankResponseEnv",
         "API-Bank response turns after an API result (375 + 103 samples), ROUGE-L F1 as officially",
+        client=RESPONSE_CLIENT,
     ),
     EnvEntry(
         "GenEnv-APIBank-Dialogue-v0",
         "genenv_gym.envs.apibank.env:APIBankDialogueEnv",
         "API-Bank whole dialogues (214 + 50): the agent plays the AI side, APIs answer live with state kept; "
         "success when every recorded API effect is reached",
+        client=DIALOGUE_CLIENT,
     ),
     EnvEntry(
         "GenEnv-Sim-APIBank-v0",
@@ -40,6 +55,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "new API-Bank dialogues over the simulated APIs (tokens, dependent calls, distractors, retrieval), "
         "each checked by executing its reference call, at the agent's skill",
         {"domain": "apibank", "domain_kwargs": {"scoring": "corrected"}},
+        client=simulator_env_params({"scoring": _SCORING}),
     ),
 )
 

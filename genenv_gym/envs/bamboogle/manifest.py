@@ -2,21 +2,43 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Real
 from genenv_gym.data_source import Source, Urls
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+
+#: The Search-R1 loop's budget and grading, a client's choice; the retriever (its corpus path or server
+#: URL) is the operator's.
+LOOP = {
+    "topk": Integer(1, 10),
+    "max_turns": Integer(0, 8),
+    "max_response_tokens": Integer(1, 4000),
+    "max_obs_tokens": Integer(1, 4000),
+    "reward": Choice(("em", "f1", "cover_em")),
+    "extraction": Choice(("response", "reference")),
+}
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+CLIENT = ClientParams(kwargs=LOOP, options=BENCHMARK_OPTIONS)
+SIM_DOMAIN = {
+    **LOOP,
+    "paraphrase": Real(0.0, 1.0),
+    "answer_types": Choices(("entity", "date", "number", "yesno")),
+}
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
         "GenEnv-Bamboogle-v0",
         "genenv_gym.envs.bamboogle.env:BamboogleEnv",
         "Bamboogle (125 2-hop questions), Search-R1 loop (bm25 / http / closed-book), EM, cover-EM, F1",
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-Sim-Bamboogle-v0",
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "generated 1-4 hop questions over a fictional world and its BM25 corpus, at the agent's skill",
         {"domain": "bamboogle_sim"},
+        client=simulator_env_params(SIM_DOMAIN),
     ),
 )
 

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams
 from genenv_gym.data_source import PipWheel, Source
 from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, RECORD_COUNTS, env_suffix
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Extra, Manifest
 
 BFCL_EVAL_VERSION = "2026.3.23"
 _ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
+
+#: Its actions are written as Python calls or as a JSON list (``action_format``).
+ACTION_FORMAT = Choice(("python", "json"))
+
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+CLIENT = ClientParams(
+    kwargs={"categories": Choices(AST_CATEGORIES), "action_format": ACTION_FORMAT},
+    options=BENCHMARK_OPTIONS,
+)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -16,6 +27,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         _ENV,
         f"BFCL v4, all {len(AST_CATEGORIES)} single-turn AST categories "
         f"({sum(RECORD_COUNTS.values()):,} records), official AST metric",
+        client=CLIENT,
     ),
     *(
         EnvEntry(
@@ -23,6 +35,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
             _ENV,
             f"category `{c}` ({RECORD_COUNTS[c]:,})",
             {"categories": [c]},
+            client=CLIENT,
         )
         for c in AST_CATEGORIES
     ),
@@ -31,6 +44,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "BFCL-style tasks generated at the agent's skill by the alpha-curriculum simulator",
         {"domain": "bfcl"},
+        client=simulator_env_params({"action_format": ACTION_FORMAT}),
     ),
 )
 

@@ -57,7 +57,9 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     - ``strict_irrelevance``: also fail an entry whose agent called a function in a turn with an empty
       ground truth (the official rule bfcl-eval 2026.3.23 defines but does not apply; default False).
     - ``official_filler``: path of an unpacked bfcl-eval ``long_context.py`` whose long-context filler
-      values to use (read with ``ast``, process-wide); by default a generated filler of the same shape.
+      values to use (read with ``ast``; process-wide: every env of the process shows it, and an env asking
+      for a different file while one is in use raises); by default a generated filler of the same shape.
+      ``genenv serve`` never lets a client set it.
     - ``action_format``: ``"python"`` (``[f(a=1)]``, the official prompting format) or ``"json"`` (JSON
       tool calls).
 

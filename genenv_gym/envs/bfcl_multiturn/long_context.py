@@ -317,13 +317,31 @@ def filler_json(value: Any) -> str | None:
     return known[1] if known is not None and known[0] is value else None
 
 
+#: The largest ``long_context.py`` read (the official one is about 0.2 MB).
+MAX_FILLER_BYTES = 16 * 1024 * 1024
+
+
 def load_official_filler(path: str | Path) -> None:
-    """Use the filler values of an official bfcl-eval ``long_context.py`` from now on.
+    """Use the filler values of an official bfcl-eval ``long_context.py`` from now on, in this process.
 
     The file is parsed with ``ast``; only top-level ``NAME = <literal>`` assignments of the
-    known names are read (``ast.literal_eval``), nothing is executed.
+    known names are read (``ast.literal_eval``), nothing is executed. It must be a regular file of at
+    most ``MAX_FILLER_BYTES``. The filler is process-wide: every env of the process shows it, so loading
+    a different file while one is in use raises (``reset_filler`` first); loading the same one again
+    does nothing.
     """
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size > MAX_FILLER_BYTES:
+        raise ValueError(f"{path}: not a regular file of at most {MAX_FILLER_BYTES} bytes")
+    resolved = str(path.resolve())
+    if _source[0] == resolved:
+        return
+    if _source[0] != "generated":
+        raise ValueError(
+            f"the official filler {_source[0]} is in use in this process (every env of it shows it); "
+            "call long_context.reset_filler() before loading another"
+        )
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     values: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -336,7 +354,7 @@ def load_official_filler(path: str | Path) -> None:
     _cache.clear()
     _json.clear()
     _cache.update(values)
-    _source[0] = str(Path(path).resolve())
+    _source[0] = resolved
 
 
 def reset_filler() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Flag, Integer
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
@@ -10,36 +12,51 @@ _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
 #: Its actions are written as BFCL single-turn's are: ``[f(a=1)]`` or a JSON list.
 _CALLS = "genenv_gym.envs.bfcl.call_format:BFCL_CALLS"
 
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params). ``official_filler`` (a file the
+#: env reads, whose values every env of the process then uses) is the operator's.
+DOMAIN = {
+    "max_steps_per_turn": Integer(1, 50),
+    "strict_irrelevance": Flag(),
+    "action_format": Choice(("python", "json")),
+}
+CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+CLIENT = ClientParams(kwargs={"categories": Choices(CATEGORIES), **DOMAIN}, options=BENCHMARK_OPTIONS)
+
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
         "GenEnv-BFCL-MultiTurn-v0",
         _ENV,
         "BFCL v4 multi-turn (800 entries: base, miss_func, miss_param, long_context) on live simulated "
         "backends, official per-turn state and response checker",
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-BFCL-MultiTurnBase-v0",
         _ENV,
         "category `multi_turn_base` (200)",
         {"categories": ["multi_turn_base"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-BFCL-MultiTurnMissFunc-v0",
         _ENV,
         "category `multi_turn_miss_func` (200): a needed function's doc arrives at a later turn",
         {"categories": ["multi_turn_miss_func"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-BFCL-MultiTurnMissParam-v0",
         _ENV,
         "category `multi_turn_miss_param` (200): a turn lacks a needed parameter",
         {"categories": ["multi_turn_miss_param"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-BFCL-MultiTurnLongContext-v0",
         _ENV,
         "category `multi_turn_long_context` (200): backends padded with bulky distractor state",
         {"categories": ["multi_turn_long_context"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-BFCL-LongContext-Step-v0",
@@ -47,6 +64,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "the paper's protocol: each turn of the 200 long-context entries (734) as its own task after the "
         "ground truth of the earlier turns, official per-turn checker",
         {"categories": ["multi_turn_long_context"]},
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-Sim-BFCL-MultiTurn-v0",
@@ -55,6 +73,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "on fresh backends, missing parameters / functions and long context at the top levels), official "
         "checker, at the agent's skill",
         {"domain": "bfcl_multiturn"},
+        client=simulator_env_params(DOMAIN),
     ),
 )
 

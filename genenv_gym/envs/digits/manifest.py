@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, ClientParams
 from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.digits.domain import DigitsDomain
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Manifest
 
 MANIFEST = Manifest(
@@ -15,12 +17,14 @@ MANIFEST = Manifest(
             "genenv_gym.envs.digits.env:DigitsEnv",
             f"digit-string reversal, {DigitsDomain.num_levels} levels in half steps of length (1-8 digits), "
             "a fixed 200-task held-out set: the trainer's CPU miniature",
+            client=ClientParams(options=BENCHMARK_OPTIONS),
         ),
         EnvEntry(
             "GenEnv-Sim-Digits-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
             "digit-reversal tasks generated at the agent's skill by the alpha-curriculum simulator",
             {"domain": "digits"},
+            client=simulator_env_params(),
         ),
     ),
     domains=(

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.data_dir import MissingDataError, data_root
+from genenv_gym.data_dir import MissingDataError, data_root, entry_name
 from genenv_gym.domain import Domain, SingleTurnEpisode, StepResult, Verdict
 from genenv_gym.envs.travelplanner.action import parse_plan, render_plan_text
 from genenv_gym.envs.travelplanner.database import BENCHMARK, Database, rebuild_flights
@@ -60,7 +60,9 @@ _DATABASES: dict[tuple[str, str], Database] = {}
 
 
 def split_file(split: str, data_dir: str | os.PathLike | None = None) -> Path:
-    """``<data dir>/travelplanner/<split>.jsonl`` (or ``.csv``); MissingDataError naming both if absent."""
+    """``<data dir>/travelplanner/<split>.jsonl`` (or ``.csv``); MissingDataError naming both if absent,
+    ValueError when ``split`` is not a name (a path)."""
+    entry_name(split, "a TravelPlanner split")
     folder = data_root(data_dir) / BENCHMARK
     for suffix in (".jsonl", ".csv"):
         path = folder / f"{split}{suffix}"
@@ -229,7 +231,7 @@ class TravelPlannerDomain(Domain):
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; expected one of {REWARD_MODES}")
         scoring_fixes(scoring)  # raises ValueError for an unknown scoring
-        self.split = split
+        self.split = entry_name(split, "a TravelPlanner split")
         self.reward_mode = reward_mode
         self.scoring = scoring
         self._tasks: list[Task] = []

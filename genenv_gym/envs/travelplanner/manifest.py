@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
 from genenv_gym.data_source import GitHubFiles, Source, Urls
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Manifest, PaperColumn
+
+#: What a client of ``genenv serve`` may set (genenv_gym.client_params): a split by its name, never a path.
+SPLITS = ("train", "validation", "test")
+_GRADING = {"reward_mode": Choice(("dense", "final_pass")), "scoring": Choice(("official", "corrected"))}
+_BENCHMARK = {"levels": Choices(("easy", "medium", "hard")), "split": Choice(SPLITS), **_GRADING}
+CLIENT = ClientParams(kwargs=_BENCHMARK, options=BENCHMARK_OPTIONS)
+TOOLS_CLIENT = ClientParams(kwargs={**_BENCHMARK, "max_steps": Integer(1, 100)}, options=BENCHMARK_OPTIONS)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -12,12 +21,14 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.travelplanner.env:TravelPlannerEnv",
         "TravelPlanner sole planning (train: 45 queries with reference information), official evaluator: "
         "final pass; delivery, commonsense and hard micro/macro rates",
+        client=CLIENT,
     ),
     EnvEntry(
         "GenEnv-TravelPlanner-Tools-v0",
         "genenv_gym.envs.travelplanner.tools_env:TravelPlannerToolsEnv",
         "TravelPlanner two-stage tool use: the official tools (FlightSearch ... NotebookWrite) over the "
         "database, then the plan; 30 steps, official evaluator",
+        client=TOOLS_CLIENT,
     ),
     EnvEntry(
         "GenEnv-Sim-TravelPlanner-v0",
@@ -25,6 +36,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "new travel queries over the sandbox database (days, cities, constraints, budget tightness), each "
         "proved feasible by our solver, at the agent's skill",
         {"domain": "travelplanner_sim"},
+        client=simulator_env_params(_GRADING),
     ),
 )
 
