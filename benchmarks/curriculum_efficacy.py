@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import itertools
 import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -169,12 +170,40 @@ QUIET_RUN = (
 )
 
 
-def warm_started_weights(cfg: TrainConfig) -> tuple[dict[str, torch.Tensor], Trainer]:
+def warm_started_weights(
+    cfg: TrainConfig, cache: str | None = None
+) -> tuple[dict[str, torch.Tensor], Trainer]:
     """The agent's weights after the warm start of ``cfg``, and the Trainer that made them (its loss and
-    steps)."""
+    steps). With ``cache`` (a folder) the weights are read from there when an earlier run made the same warm
+    start (``warm_cache_path``), and written there otherwise."""
     warm = Trainer(cfg)
-    warm.warm_start()
+    path = None if cache is None else warm_cache_path(cache, cfg)
+    if path is not None and path.exists():
+        saved = torch.load(path, weights_only=False)
+        warm.model.load_state_dict(saved["model"])
+        warm.warmstart_step, warm.warmstart_loss = saved["steps"], saved["loss"]
+    else:
+        warm.warm_start()
+        if path is not None:
+            saved = {
+                "model": warm.model.state_dict(),
+                "steps": warm.warmstart_step,
+                "loss": warm.warmstart_loss,
+            }
+            torch.save(saved, path)
     return {k: v.clone() for k, v in warm.model.state_dict().items()}, warm
+
+
+def warm_cache_path(folder: str, cfg: TrainConfig) -> Path:
+    """A warm start's file in ``folder``, named by everything the warm start depends on: the seed, the domain
+    and its seed, the model and the warm-start settings."""
+    run = cfg.run
+    key = json.dumps(
+        [run.seed, run.domain, run.domain_seed, asdict(cfg.model), asdict(cfg.warmstart)], sort_keys=True
+    )
+    path = Path(folder) / f"warm-s{run.seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.pt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 class RecordingTrainer(Trainer):
@@ -612,6 +641,12 @@ def main() -> None:
         "--runs-dir", default="/tmp/genenv_efficacy_runs", help="the runs' own folders (metrics, checkpoints)"
     )
     parser.add_argument(
+        "--warm-cache",
+        default=None,
+        metavar="DIR",
+        help="reuse the warm starts kept in DIR (an earlier run's, same settings); keep new ones there",
+    )
+    parser.add_argument(
         "--merge",
         nargs="*",
         default=None,
@@ -648,6 +683,7 @@ def main() -> None:
         out,
         dict(exact.method_overrides) if exact else {},
         bool(exact and exact.per_run_domain),
+        args.warm_cache,
     )
     start = time.perf_counter()
     if args.jobs <= 1:
@@ -674,6 +710,8 @@ class SeedJob:
     method_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: every run of a seed uses the domain built from that seed (``run.domain_seed``)
     per_run_domain: bool = False
+    #: a folder of warm-started weights to reuse and fill (``warm_started_weights``)
+    warm_cache: str | None = None
 
 
 def run_seed(job: SeedJob, seed: int) -> Path:
@@ -688,7 +726,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
     runs_dir = Path(job.runs_dir)
     clock = time.perf_counter()
     warm_cfg = load_config(job.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"])
-    state, warm = warm_started_weights(warm_cfg)
+    state, warm = warm_started_weights(warm_cfg, job.warm_cache)
     record: dict[str, Any] = {
         "command": {
             "config": job.config,

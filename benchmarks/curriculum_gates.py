@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from curriculum_efficacy import QUIET_RUN, write_json
+from curriculum_efficacy import QUIET_RUN, warm_started_weights, write_json
 
 from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.train.config import load_config
@@ -54,8 +54,8 @@ def gates_for_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     base = [*QUIET_RUN, f"run.seed={seed}", f"run.domain_seed={seed}", *args.overrides]
     clock = time.perf_counter()
     cfg = load_config(args.config, [*base, f"run.out_dir={args.runs_dir}/g1-s{seed}"])
-    trainer = Trainer(cfg)
-    warm = trainer.warm_start()
+    _, trainer = warm_started_weights(cfg, args.runs_dir)
+    warm = {"warmstart_loss": trainer.warmstart_loss, "warmstart_steps": trainer.warmstart_step}
     warm_seconds = time.perf_counter() - clock
     public = trainer.domain.public_steps
     chance = 1.0 / len(trainer.domain.symbols)
