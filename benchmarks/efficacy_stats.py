@@ -111,3 +111,14 @@ def signed_rank_p(diff: np.ndarray) -> dict[str, float]:
     null = signs @ ranks
     p = float(np.mean(np.abs(null - expected) >= abs(w_plus - expected) - 1e-9))
     return {"w_plus": w_plus, "n": n, "p": p}
+
+
+def paired_t_power(
+    delta: float, sd: float, seeds: int, alpha: float = 0.05, sims: int = 20_000, seed: int = 0
+) -> float:
+    """The power of the two-sided paired t-test at level ``alpha`` with ``seeds`` differences drawn from
+    ``Normal(delta, sd)``: the share of ``sims`` simulated designs whose test rejects."""
+    rng = np.random.default_rng(seed)
+    draws = rng.normal(delta, sd, size=(sims, seeds))
+    t = draws.mean(axis=1) / (draws.std(axis=1, ddof=1) / math.sqrt(seeds))
+    return float(np.mean([student_t_two_sided_p(float(x), seeds - 1) < alpha for x in t]))

@@ -93,3 +93,12 @@ def test_a_seed_runs_each_method_with_its_settings_and_merges_into_the_exact_sum
     )[0]
     first = torch.load(next(cache.glob("warm-s3-*.pt")), weights_only=False)["model"]
     assert all(torch.equal(again[k], first[k]) for k in first)
+
+
+def test_the_power_of_the_paired_t_test_is_its_rejection_rate() -> None:
+    _script()
+    from efficacy_stats import paired_t_power
+
+    assert paired_t_power(0.0, 0.05, 8) == pytest.approx(0.05, abs=0.01)  # no effect: the test's level
+    assert paired_t_power(0.05, 0.05, 10) == pytest.approx(0.80, abs=0.02)  # design 3's planning figure
+    assert paired_t_power(0.1, 0.05, 8) > 0.99
