@@ -208,3 +208,43 @@ def test_a_domain_seed_needs_a_domain_that_takes_one() -> None:
         Trainer(load_config("configs/demo.yaml", [*TINY, "run.domain_seed=3"]))
     with pytest.raises(ValueError, match="procedural"):
         load_config("configs/demo_llm_sim.yaml", ["run.baseline=soft-alpha-rwr"])
+
+
+def test_the_warm_start_stop_loss_waits_for_min_steps(tmp_path: Path) -> None:
+    over = [*TINY, "warmstart.steps=30", "warmstart.stop_loss=100.0", f"run.out_dir={tmp_path}"]
+    early = Trainer(load_config("configs/efficacy_v4.yaml", [*over, "warmstart.min_steps=0"]))
+    assert early.warm_start()["warmstart_steps"] == 20  # the first full window of 20 losses
+    late = Trainer(load_config("configs/efficacy_v4.yaml", [*over, "warmstart.min_steps=25"]))
+    assert late.warm_start()["warmstart_steps"] == 25
+    with pytest.raises(ValueError, match="min_steps"):
+        load_config("configs/efficacy_v4.yaml", ["warmstart.min_steps=-1"])
+
+
+@pytest.mark.parametrize("signal_only", [False, True])
+def test_signal_groups_only_takes_no_step_on_groups_without_a_signal(
+    signal_only: bool, tmp_path: Path
+) -> None:
+    from genenv_gym.train.rollout import Trajectory
+
+    cfg = load_config(
+        "configs/efficacy_v4.yaml",
+        [
+            *TINY,
+            f"agent.signal_groups_only={signal_only}",
+            "agent.mini_batch_size=1",
+            "agent.micro_batch_size=1",
+        ],
+    )
+    trainer = Trainer(cfg)
+    task = trainer.domain.make_task("A", 2, "t")
+    prompt, target = encode_chat_example(trainer.tokenizer, task.messages, trainer.domain.oracle_action(task))
+    ids, mask = prompt + target, [0] * len(prompt) + [1] * len(target)
+    rows = [
+        Trajectory(task, g, s, token_ids=ids, mask=mask, logprobs=[0.0] * len(ids), rewards=[float(r)])
+        for g, rewards in enumerate([(1, 0), (1, 1), (0, 0), (0, 0)])  # one group with a signal of four
+        for s, r in enumerate(rewards)
+    ]
+    steps = []
+    trainer.optimizer.step = lambda *a, **k: steps.append(1)  # count the optimizer's steps
+    trainer.grpo_update(rows)
+    assert len(steps) == (1 if signal_only else 4)

@@ -49,7 +49,7 @@ class WarmStartConfig:
 
     Base tasks have levels ``0..max_level`` with probability proportional to ``level_decay ** level``.
     With ``stop_loss > 0`` the warm start ends as soon as the mean loss of its last ``STOP_WINDOW`` (20)
-    steps is at most ``stop_loss`` (``steps`` is then the most it runs).
+    steps is at most ``stop_loss``, but not before ``min_steps`` (``steps`` is then the most it runs).
     """
 
     steps: int = 0
@@ -59,6 +59,7 @@ class WarmStartConfig:
     max_level: int = 3
     level_decay: float = 1.0
     stop_loss: float = 0.0
+    min_steps: int = 0
 
 
 @dataclass
@@ -87,6 +88,11 @@ class AgentConfig:
     #: recompute each layer's activations in the backward pass (long sequences on a GPU).
     gradient_checkpointing: bool = False
     weight_decay: float = 0.0
+    #: form the update's mini-batches from the groups with a learning signal only (a non-zero advantage):
+    #: no optimizer step on a mini-batch whose gradient is zero (Adam's momentum would still move the
+    #: weights). The filter of DAPO's dynamic sampling (Yu et al. 2025, arXiv 2503.14476), without its
+    #: resampling. Off: every group, as the paper's GRPO.
+    signal_groups_only: bool = False
 
 
 SIMULATOR_KINDS = ("procedural", "llm")
@@ -268,6 +274,8 @@ class TrainConfig:
             raise ValueError("run.eval_samples must be >= 0")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
             raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
+        if self.warmstart.min_steps < 0:
+            raise ValueError(f"warmstart.min_steps must be >= 0, got {self.warmstart.min_steps}")
         if self.warmstart.stop_loss < 0:
             raise ValueError(
                 f"warmstart.stop_loss must be >= 0 (0: run every step), got {self.warmstart.stop_loss}"

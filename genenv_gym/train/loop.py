@@ -185,9 +185,10 @@ class Trainer:
 
     def _reached_stop_loss(self) -> bool:
         """Whether the mean loss of the last ``STOP_WINDOW`` warm-start steps is at most ``stop_loss``."""
-        stop = self.cfg.warmstart.stop_loss
-        recent = self.warmstart_recent
-        return stop > 0 and len(recent) == STOP_WINDOW and float(np.mean(recent)) <= stop
+        stop, recent = self.cfg.warmstart.stop_loss, self.warmstart_recent
+        if stop <= 0 or self.warmstart_step < self.cfg.warmstart.min_steps:
+            return False
+        return len(recent) == STOP_WINDOW and float(np.mean(recent)) <= stop
 
     @property
     def warm_started(self) -> bool:
@@ -275,6 +276,8 @@ class Trainer:
             return {}
         advantages = group_advantages([t.reward for t in rows], [t.group for t in rows])
         groups = sorted({t.group for t in rows})
+        if a.signal_groups_only:  # a group's advantages are all 0 or none is
+            groups = sorted({t.group for t, adv in zip(rows, advantages.tolist(), strict=True) if adv != 0.0})
         stats: dict[str, list[float]] = {"pg_loss": [], "kl": [], "clip_fraction": [], "grad_norm": []}
         if self._train_model is None:  # after the warm start: DDP broadcasts rank 0's weights once
             self._train_model = wrap_agent(self.model, info)
