@@ -29,18 +29,26 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import itertools
 import json
-import math
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from efficacy_exact import exact_summary, print_exact_report, write_exact_outputs
+from efficacy_stats import (
+    band,
+    bootstrap_mean_ci,
+    paired_t,
+    signed_rank_p,
+    two_level_bootstrap_ci,
+)
 
 from genenv_gym.train.config import BASELINES, TrainConfig, load_config
 from genenv_gym.train.loop import Trainer
@@ -63,7 +71,16 @@ KEPT = (
     "train_level_success",
     "sim_kept",
     "seconds",
+    # the fourth design's exact metric and learning-signal diagnostics
+    "heldout_gold_prob",
+    "too_easy_share",
+    "too_hard_share",
+    "level_p",
+    "sim_updated",
+    "scoring_samples",
 )
+#: Per-level metrics kept in the JSON: greedy accuracy and the exact metric per held-out level.
+KEPT_PREFIXES = ("heldout_level_", "heldout_gold_prob_level_")
 #: The methods of the first two designs (``--methods`` default when the config has no ``DESIGNS`` entry).
 CLASSIC_METHODS = ("alpha-curriculum", "static", "random-simulator", "base-only")
 
@@ -90,8 +107,30 @@ class Design:
     out: str
 
 
+@dataclass(frozen=True)
+class ExactDesign:
+    """A pre-registered design whose primary metric is exact (docs/training.md, fourth design).
+
+    The primary metric of a run is ``heldout_gold_prob`` (the teacher-forced probability of every held-out
+    task's reference answer, averaged over the held-out set) averaged over the evaluations after training
+    starts: an area under the learning curve. ``primary`` is the difference the design tests (minuend,
+    subtrahend), ``control`` the positive control's difference that must be positive at p < 0.05 for the
+    test to count, ``secondary`` further differences reported with the same statistics. ``method_overrides``
+    are config overrides of one method (its settings); with ``per_run_domain`` every seed's runs use the
+    domain built from that seed (``run.domain_seed``).
+    """
+
+    methods: tuple[str, ...]
+    primary: tuple[str, str]
+    control: tuple[str, str]
+    secondary: tuple[tuple[str, str], ...]
+    method_overrides: dict[str, tuple[str, ...]]
+    per_run_domain: bool
+    out: str
+
+
 #: Designs by config name (the file stem of ``--config``).
-DESIGNS = {
+DESIGNS: dict[str, Design | ExactDesign] = {
     "efficacy_v3": Design(
         methods=("alpha-curriculum", "random-simulator", "base-only", "learnability"),
         comparator="random-simulator",
@@ -102,7 +141,21 @@ DESIGNS = {
         reach_level=8,
         reach_target=0.8,
         out="benchmarks/results/curriculum_efficacy_v3",
-    )
+    ),
+    "efficacy_v4": ExactDesign(
+        methods=("uniform", "learnability", "alpha-curriculum", "soft-alpha-rwr", "as-released"),
+        primary=("alpha-curriculum", "uniform"),
+        control=("learnability", "uniform"),
+        secondary=(
+            ("soft-alpha-rwr", "uniform"),
+            ("as-released", "uniform"),
+            ("soft-alpha-rwr", "alpha-curriculum"),
+            ("learnability", "alpha-curriculum"),
+        ),
+        method_overrides={"soft-alpha-rwr": ("simulator.step_size=0.5", "simulator.min_prob=0.01")},
+        per_run_domain=True,
+        out="benchmarks/results/curriculum_efficacy_v4",
+    ),
 }
 
 
@@ -117,20 +170,50 @@ QUIET_RUN = (
 )
 
 
-def warm_started_weights(cfg: TrainConfig) -> tuple[dict[str, torch.Tensor], Trainer]:
+def warm_started_weights(
+    cfg: TrainConfig, cache: str | None = None
+) -> tuple[dict[str, torch.Tensor], Trainer]:
     """The agent's weights after the warm start of ``cfg``, and the Trainer that made them (its loss and
-    steps)."""
+    steps). With ``cache`` (a folder) the weights are read from there when an earlier run made the same warm
+    start (``warm_cache_path``), and written there otherwise."""
     warm = Trainer(cfg)
-    warm.warm_start()
+    path = None if cache is None else warm_cache_path(cache, cfg)
+    if path is not None and path.exists():
+        saved = torch.load(path, weights_only=False)
+        warm.model.load_state_dict(saved["model"])
+        warm.warmstart_step, warm.warmstart_loss = saved["steps"], saved["loss"]
+    else:
+        warm.warm_start()
+        if path is not None:
+            saved = {
+                "model": warm.model.state_dict(),
+                "steps": warm.warmstart_step,
+                "loss": warm.warmstart_loss,
+            }
+            torch.save(saved, path)
     return {k: v.clone() for k, v in warm.model.state_dict().items()}, warm
+
+
+def warm_cache_path(folder: str, cfg: TrainConfig) -> Path:
+    """A warm start's file in ``folder``, named by everything the warm start depends on: the seed, the domain
+    and its seed, the model and the warm-start settings."""
+    run = cfg.run
+    key = json.dumps(
+        [run.seed, run.domain, run.domain_seed, asdict(cfg.model), asdict(cfg.warmstart)], sort_keys=True
+    )
+    path = Path(folder) / f"warm-s{run.seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.pt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 class RecordingTrainer(Trainer):
     """A Trainer that also keeps the per-task held-out outcomes of every evaluation (``eval_outcomes``, as
-    strings of 0/1 in held-out order) and of the latest one (``last_outcomes``)."""
+    strings of 0/1 in held-out order), of the latest one (``last_outcomes``) and, with
+    ``run.eval_gold_prob``, each task's gold log-probability at every evaluation (``eval_gold``)."""
 
     last_outcomes: list[int]
     eval_outcomes: list[str]
+    eval_gold: list[list[float]]
 
     def evaluate(self) -> dict[str, float]:
         """``Trainer.evaluate``'s figures; the per-task successes (held-out order) go to ``last_outcomes``."""
@@ -152,6 +235,9 @@ class RecordingTrainer(Trainer):
             hits = [t.success for t in trajectories if t.task.level == level]
             if hits:
                 result[f"heldout_level_{level}"] = float(np.mean(hits))
+        result.update(self.exact_metrics())
+        if self.cfg.run.eval_gold_prob:  # per task, for the task-level bootstrap of the exact metric
+            self.eval_gold = [*getattr(self, "eval_gold", []), [round(x, 6) for x in self.last_gold_logprobs]]
         return result
 
 
@@ -163,47 +249,6 @@ def samples_to_reach(curve: list[tuple[float, float]], target: float) -> float |
         if y1 >= target:
             return x0 + (target - y0) / (y1 - y0) * (x1 - x0)
     return curve[0][0] if curve and curve[0][1] >= target else None
-
-
-def bootstrap_mean_ci(
-    values: np.ndarray, rng: np.random.Generator, resamples: int = 10_000, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean of ``values`` (resampled with replacement)."""
-    values = np.asarray(values, dtype=float)
-    idx = rng.integers(0, len(values), size=(resamples, len(values)))
-    means = values[idx].mean(axis=1)
-    tail = (1.0 - level) / 2 * 100
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
-
-
-def two_level_bootstrap_ci(
-    outcomes_a: np.ndarray,
-    outcomes_b: np.ndarray,
-    rng: np.random.Generator,
-    resamples: int = 2_000,
-    level: float = 0.95,
-) -> tuple[float, float]:
-    """CI of the mean paired difference ``a - b`` resampling seeds, then held-out tasks (the same for both).
-
-    ``outcomes_*``: ``[seeds, tasks]`` arrays of 0/1 held-out outcomes; the task resample is shared by the
-    two methods and by all seeds of one draw, so the difference stays paired by task.
-    """
-    diff = outcomes_a.astype(float) - outcomes_b.astype(float)
-    seeds, tasks = diff.shape
-    means = np.empty(resamples)
-    for r in range(resamples):
-        s = rng.integers(0, seeds, size=seeds)
-        t = rng.integers(0, tasks, size=tasks)
-        means[r] = diff[np.ix_(s, t)].mean()
-    tail = (1.0 - level) / 2 * 100
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
-
-
-def band(ys: np.ndarray, rng: np.random.Generator, resamples: int = 2_000) -> tuple[np.ndarray, np.ndarray]:
-    """Pointwise 95% bootstrap band (over seeds, rows of ``ys``) of the mean curve."""
-    idx = rng.integers(0, ys.shape[0], size=(resamples, ys.shape[0]))
-    means = ys[idx].mean(axis=1)
-    return np.percentile(means, 2.5, axis=0), np.percentile(means, 97.5, axis=0)
 
 
 def summarise(runs: dict[str, list[dict[str, Any]]], resamples: int, seed: int = 0) -> dict[str, Any]:
@@ -368,70 +413,6 @@ def plot_all(runs: dict[str, list[dict[str, Any]]], summary: dict[str, Any], out
     fig.colorbar(image, ax=axes, shrink=0.8, label="share of trained tasks")
     fig.savefig(out / "levels.png", dpi=80)
     plt.close(fig)
-
-
-def student_t_two_sided_p(t: float, df: int) -> float:
-    """Two-sided p-value of Student's t with ``df`` degrees of freedom (the closed forms of Abramowitz and
-    Stegun 26.7.3-4)."""
-    if df < 1 or math.isnan(t):
-        return float("nan")
-    if math.isinf(t):
-        return 0.0
-    theta = math.atan(abs(t) / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    term, total = 1.0, 1.0
-    if df % 2:  # 1 + 2/3 c2 + (2 4)/(3 5) c2^2 + ... (df - 3) / 2 terms after the 1
-        for k in range(1, (df - 3) // 2 + 1):
-            term *= 2 * k / (2 * k + 1) * c2
-            total += term
-        inside = math.sin(theta) * math.cos(theta) * total if df > 1 else 0.0
-        area = 2 / math.pi * (theta + inside)
-    else:  # 1 + 1/2 c2 + (1 3)/(2 4) c2^2 + ... (df - 2) / 2 terms after the 1
-        for k in range(1, df // 2):
-            term *= (2 * k - 1) / (2 * k) * c2
-            total += term
-        area = math.sin(theta) * total
-    return float(min(1.0, max(0.0, 1.0 - area)))
-
-
-def paired_t(diff: np.ndarray) -> dict[str, float]:
-    """Paired t-test of ``diff`` (one value per seed) against 0: t, df, two-sided p."""
-    diff = np.asarray(diff, dtype=float)
-    n = len(diff)
-    if n < 2:
-        return {"t": float("nan"), "df": n - 1, "p": float("nan")}
-    sd = float(diff.std(ddof=1))
-    t = float(diff.mean()) / (sd / math.sqrt(n)) if sd > 0 else math.copysign(math.inf, float(diff.mean()))
-    if sd == 0 and diff.mean() == 0:
-        t = 0.0
-    return {"t": t, "df": n - 1, "p": student_t_two_sided_p(t, n - 1) if t != 0 else 1.0}
-
-
-def signed_rank_p(diff: np.ndarray) -> dict[str, float]:
-    """Exact two-sided Wilcoxon signed-rank test of ``diff`` (zeros dropped, tied ranks averaged): the
-    statistic W+ and p by enumerating every sign pattern (for up to 16 non-zero differences)."""
-    d = np.asarray([x for x in diff if x != 0], dtype=float)
-    n = len(d)
-    if n == 0:
-        return {"w_plus": 0.0, "n": 0, "p": 1.0}
-    if n > 16:
-        raise ValueError("the exact signed-rank test enumerates 2^n patterns: at most 16 differences")
-    magnitude = np.abs(d)
-    ranks = np.empty(n)
-    order = np.argsort(magnitude, kind="stable")
-    i = 0
-    while i < n:  # average ranks over ties
-        j = i
-        while j + 1 < n and magnitude[order[j + 1]] == magnitude[order[i]]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    w_plus = float(ranks[d > 0].sum())
-    expected = ranks.sum() / 2
-    signs = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
-    null = signs @ ranks
-    p = float(np.mean(np.abs(null - expected) >= abs(w_plus - expected) - 1e-9))
-    return {"w_plus": w_plus, "n": n, "p": p}
 
 
 def eval_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -660,6 +641,12 @@ def main() -> None:
         "--runs-dir", default="/tmp/genenv_efficacy_runs", help="the runs' own folders (metrics, checkpoints)"
     )
     parser.add_argument(
+        "--warm-cache",
+        default=None,
+        metavar="DIR",
+        help="reuse the warm starts kept in DIR (an earlier run's, same settings); keep new ones there",
+    )
+    parser.add_argument(
         "--merge",
         nargs="*",
         default=None,
@@ -678,14 +665,25 @@ def main() -> None:
         merge(paths, out, args.bootstrap, design)
         return
     methods = args.methods or list(design.methods if design else CLASSIC_METHODS)
-    if REFERENCE not in methods or not set(methods) <= set(BASELINES):
-        parser.error(f"--methods must include {REFERENCE} and name only {BASELINES} (overrides go first)")
+    if not set(methods) <= set(BASELINES):
+        parser.error(f"--methods must name only {BASELINES} (overrides go first)")
+    if REFERENCE not in methods and not isinstance(design, ExactDesign):
+        parser.error(f"--methods must include {REFERENCE} (the earlier designs compare every method with it)")
     common = list(QUIET_RUN)
     if args.epochs is not None:
         common.append(f"run.epochs={args.epochs}")
     load_config(args.config, [*common, *args.overrides])  # a bad config or override fails before any job
+    exact = design if isinstance(design, ExactDesign) else None
     job = SeedJob(
-        args.config, [*common, *args.overrides], methods, args.runs_dir, args.heldout_per_length, out
+        args.config,
+        [*common, *args.overrides],
+        methods,
+        args.runs_dir,
+        args.heldout_per_length,
+        out,
+        dict(exact.method_overrides) if exact else {},
+        bool(exact and exact.per_run_domain),
+        args.warm_cache,
     )
     start = time.perf_counter()
     if args.jobs <= 1:
@@ -708,6 +706,12 @@ class SeedJob:
     runs_dir: str
     heldout_per_length: int | None
     out: Path
+    #: per method, overrides of its own settings (``ExactDesign.method_overrides``)
+    method_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: every run of a seed uses the domain built from that seed (``run.domain_seed``)
+    per_run_domain: bool = False
+    #: a folder of warm-started weights to reuse and fill (``warm_started_weights``)
+    warm_cache: str | None = None
 
 
 def run_seed(job: SeedJob, seed: int) -> Path:
@@ -717,12 +721,21 @@ def run_seed(job: SeedJob, seed: int) -> Path:
     path = job.out / "seeds" / f"seed-{seed}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     base = [*job.overrides, f"run.seed={seed}"]
+    if job.per_run_domain:
+        base.append(f"run.domain_seed={seed}")
     runs_dir = Path(job.runs_dir)
     clock = time.perf_counter()
     warm_cfg = load_config(job.config, [*base, f"run.out_dir={runs_dir}/warm-s{seed}"])
-    state, warm = warm_started_weights(warm_cfg)
+    state, warm = warm_started_weights(warm_cfg, job.warm_cache)
     record: dict[str, Any] = {
-        "command": {"config": job.config, "overrides": job.overrides, "seed": seed, "methods": job.methods},
+        "command": {
+            "config": job.config,
+            "overrides": job.overrides,
+            "seed": seed,
+            "methods": job.methods,
+            "method_overrides": {m: list(o) for m, o in job.method_overrides.items() if m in job.methods},
+            "per_run_domain": job.per_run_domain,
+        },
         "config": load_config(job.config, job.overrides).to_dict(),
         "warm_starts": {
             str(seed): {
@@ -744,6 +757,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             job.config,
             [
                 *base,
+                *job.method_overrides.get(method, ()),
                 f"run.baseline={method}",
                 "warmstart.steps=0",
                 f"run.out_dir={runs_dir}/{method}-s{seed}",
@@ -763,19 +777,25 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             {
                 "seed": seed,
                 "rows": [
-                    {k: v for k, v in r.items() if k in KEPT or k.startswith("heldout_level_")} for r in rows
+                    {k: v for k, v in r.items() if k in KEPT or k.startswith(KEPT_PREFIXES)} for r in rows
                 ],
                 "heldout_levels": {k: v for k, v in rows[-1].items() if k.startswith("heldout_level_")},
                 "final_outcomes": trainer.last_outcomes,
                 "eval_outcomes": trainer.eval_outcomes,
+                "eval_gold": getattr(trainer, "eval_gold", []),
                 "seconds": seconds,
             }
         ]
         last = rows[-1]
         signal = np.mean([r["signal_share"] for r in rows[1:]]) if len(rows) > 1 else float("nan")
+        gold = (
+            f"  gold prob {rows[0]['heldout_gold_prob']:.3f} -> {last['heldout_gold_prob']:.3f}"
+            if "heldout_gold_prob" in last
+            else ""
+        )
+        greedy = f"held-out {rows[0]['heldout_acc']:.3f} -> {last['heldout_acc']:.3f}"
         print(
-            f"seed {seed} {method:<17} held-out {rows[0]['heldout_acc']:.3f} -> {last['heldout_acc']:.3f}"
-            f"  mean signal share {signal:.3f}  ({seconds:.0f}s)",
+            f"seed {seed} {method:<17} {greedy}{gold}  mean signal share {signal:.3f}  ({seconds:.0f}s)",
             flush=True,
         )
         record["seconds"] = sum(r[0]["seconds"] for r in record["runs"].values())
@@ -790,11 +810,12 @@ def write_json(path: Path, record: dict[str, Any]) -> None:
     partial.replace(path)
 
 
-def merge(paths: list[str], out: Path, resamples: int, design: Design | None = None) -> None:
+def merge(paths: list[str], out: Path, resamples: int, design: Design | ExactDesign | None = None) -> None:
     """Summarise, plot and write the seeds of several ``efficacy.json`` or seed files as one measurement.
 
     A seed counts once (from the first file that has it for every method); seeds with a method missing (a
-    process stopped midway) are left out. The files must come from the same config.
+    process stopped midway) are left out. The files must come from the same config. An exact design
+    (``ExactDesign``) is summarised by ``efficacy_exact.py`` (section ``exact``), the others as before.
     """
     records = [json.loads(Path(p).read_text()) for p in paths]
     config = records[0]["config"]
@@ -807,7 +828,7 @@ def merge(paths: list[str], out: Path, resamples: int, design: Design | None = N
     seeds: list[int] = []
     for record in records:
         by_seed = {m: {r["seed"]: r for r in record["runs"].get(m, [])} for m in methods}
-        for seed in by_seed[REFERENCE]:
+        for seed in by_seed[methods[0]]:
             if seed not in seeds and all(seed in by_seed[m] for m in methods):
                 seeds.append(seed)
                 for m in methods:
@@ -817,6 +838,9 @@ def merge(paths: list[str], out: Path, resamples: int, design: Design | None = N
     order = np.argsort(seeds)
     runs = {m: [records_[i] for i in order] for m, records_ in runs.items()}
     out.mkdir(parents=True, exist_ok=True)
+    if isinstance(design, ExactDesign):
+        merge_exact(paths, records, runs, seeds, out, resamples, design)
+        return
     summary = summarise(runs, resamples)
     merged = {
         "command": records[0]["command"],
@@ -842,6 +866,36 @@ def merge(paths: list[str], out: Path, resamples: int, design: Design | None = N
     print_report(summary)
     if design is not None:
         print_frontier_report(merged["frontier"])
+    print(f"seeds {sorted(seeds)}; wrote {out}/efficacy.json and the figures")
+
+
+def merge_exact(
+    paths: list[str],
+    records: list[dict[str, Any]],
+    runs: dict[str, list[dict[str, Any]]],
+    seeds: list[int],
+    out: Path,
+    resamples: int,
+    design: ExactDesign,
+) -> None:
+    """``efficacy.json`` (section ``exact``), the CSV data and the figures of an exact design."""
+    exact = exact_summary(runs, design, resamples)
+    merged = {
+        "command": records[0]["command"],
+        "merged_from": [
+            {"path": str(p), "command": r["command"]} for p, r in zip(paths, records, strict=True)
+        ],
+        "config": records[0]["config"],
+        "seeds": sorted(seeds),
+        "warm_starts": {k: v for r in records for k, v in r.get("warm_starts", {}).items()},
+        "runs": runs,
+        "exact": exact,
+        "heldout_tasks": len(next(iter(runs.values()))[0]["final_outcomes"]),
+        "seconds": sum(r.get("seconds", 0.0) for r in records),
+    }
+    write_json(out / "efficacy.json", merged)
+    write_exact_outputs(runs, exact, out)
+    print_exact_report(exact)
     print(f"seeds {sorted(seeds)}; wrote {out}/efficacy.json and the figures")
 
 

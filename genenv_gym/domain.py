@@ -190,6 +190,12 @@ class Domain(ABC):
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         """A well-formed but uninformed action: the random baseline."""
 
+    def warmstart_action(self, task: Task, rng: np.random.Generator) -> str:
+        """The reply the trainer's supervised warm start teaches for ``task``: the oracle action by default
+        (``rng`` unused). A domain whose harder steps must stay unknown to the warm start hides them here
+        (the ladder writes random symbols at its secret steps)."""
+        return self.oracle_action(task)
+
     def summarize(self, accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
         """The benchmark's summary scores from per-category accuracies (none by default)."""
         return {}

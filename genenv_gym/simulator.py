@@ -100,6 +100,11 @@ class ProceduralSimulator:
             The band filter only ever pulls the distribution toward levels with in-band outcomes, so
             without it a distribution that has settled on a level the agent has outgrown learns of the
             next level only through the ``min_prob`` floor.
+        band_filter: the paper's rule (True): batches with ``|p - alpha| > k_min`` are dropped. False: the
+            soft variant, every batch is a regression sample weighted by ``exp(lambda * R_env)``, so an epoch
+            with no batch in band still moves the distribution, away from the solved and hopeless levels
+            (a policy that has settled on a level the agent has since solved is otherwise never updated
+            again: no batch is in band, nothing is kept).
     """
 
     def __init__(
@@ -111,6 +116,7 @@ class ProceduralSimulator:
         min_prob: float = 0.01,
         max_retries: int = 20,
         neighbour_prob: float = 0.0,
+        band_filter: bool = True,
     ) -> None:
         if not 0.0 < step_size <= 1.0:
             raise ValueError(f"step_size must be in (0, 1], got {step_size}")
@@ -125,6 +131,7 @@ class ProceduralSimulator:
         self.min_prob = min_prob
         self.max_retries = max_retries
         self.neighbour_prob = neighbour_prob
+        self.band_filter = band_filter
         self.probs = np.full(domain.num_levels, 1.0 / domain.num_levels)
         self.stats = ProceduralSimulatorStats()
         #: The last valid tasks per level: what is served when fresh generation keeps failing.
@@ -165,8 +172,8 @@ class ProceduralSimulator:
         """One RWR step on ``outcomes``; the outcomes at one level form one batch of task variations.
 
         A batch's success is ``p = sum(successes) / sum(attempts)`` (Eq. 2 over the batch); batches with
-        ``|p - alpha| > k_min`` are dropped, and every generation of a kept batch is a regression sample
-        of its level with weight ``exp(lambda * R_env(p))``.
+        ``|p - alpha| > k_min`` are dropped (unless ``band_filter`` is off), and every generation of a kept
+        batch is a regression sample of its level with weight ``exp(lambda * R_env(p))``.
         """
         cfg = self.curriculum
         levels: list[int] = []
@@ -177,7 +184,7 @@ class ProceduralSimulator:
         for level, (successes, attempts, count) in batches.items():
             p = successes / attempts
             rewards.append(cfg.reward(p))
-            if cfg.in_band(p):
+            if cfg.in_band(p) or not self.band_filter:
                 kept_batches += 1
                 levels += [level] * count
                 weights += [cfg.rwr_weight(p)] * count

@@ -46,6 +46,8 @@ TINY = [
 
 
 def _script():
+    if str(ROOT / "benchmarks") not in sys.path:  # the script imports its sibling efficacy_stats.py
+        sys.path.insert(0, str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location(
         "curriculum_efficacy", ROOT / "benchmarks/curriculum_efficacy.py"
     )
@@ -95,10 +97,12 @@ def test_the_trainer_samples_learnability_levels_and_evaluates_on_its_schedule(t
 
 def test_the_statistics_match_their_closed_forms() -> None:
     script = _script()
+    from efficacy_stats import student_t_two_sided_p
+
     # Student's t, two-sided (values of scipy.stats.t.sf * 2)
-    assert script.student_t_two_sided_p(2.5, 9) == pytest.approx(0.033861827682985735, abs=1e-12)
-    assert script.student_t_two_sided_p(1.0, 4) == pytest.approx(0.37390096630005887, abs=1e-12)
-    assert script.student_t_two_sided_p(0.5, 1) == pytest.approx(0.7048327646991335, abs=1e-12)
+    assert student_t_two_sided_p(2.5, 9) == pytest.approx(0.033861827682985735, abs=1e-12)
+    assert student_t_two_sided_p(1.0, 4) == pytest.approx(0.37390096630005887, abs=1e-12)
+    assert student_t_two_sided_p(0.5, 1) == pytest.approx(0.7048327646991335, abs=1e-12)
     assert script.paired_t(np.array([0.1, 0.1, 0.1]))["p"] == 0.0
     # exact signed rank: 3 positive differences -> W+ = 6, two of 8 sign patterns as extreme
     assert script.signed_rank_p(np.array([1.0, 2.0, 3.0])) == {"w_plus": 6.0, "n": 3, "p": 0.25}

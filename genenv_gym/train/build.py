@@ -21,8 +21,16 @@ if TYPE_CHECKING:
 
 def build_domain(run: RunConfig) -> Domain:
     """The domain ``run.domain`` names, from the registry (a benchmark package registers its variants as
-    domains of their own)."""
-    return make_domain(run.domain)
+    domains of their own), with ``seed=run.domain_seed`` when that is set (>= 0)."""
+    if run.domain_seed < 0:
+        return make_domain(run.domain)
+    try:
+        return make_domain(run.domain, seed=run.domain_seed)
+    except TypeError as error:
+        raise ValueError(
+            f"run.domain_seed is set ({run.domain_seed}) but domain {run.domain!r} takes no seed ({error}): "
+            "leave run.domain_seed at -1"
+        ) from None
 
 
 def _dtype(spec: ModelConfig) -> torch.dtype:

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from genenv_gym.agents.backends import HF_ENGINES
+from genenv_gym.samplers import SAMPLERS
 from genenv_gym.suggest import did_you_mean
 
-BASELINES = ("alpha-curriculum", "static", "random-simulator", "base-only", "learnability")
+#: The task samplers ``run.baseline`` may name (genenv_gym/samplers.py says what each does and its source).
+BASELINES = tuple(SAMPLERS)
 
 
 @dataclass
@@ -47,7 +49,7 @@ class WarmStartConfig:
 
     Base tasks have levels ``0..max_level`` with probability proportional to ``level_decay ** level``.
     With ``stop_loss > 0`` the warm start ends as soon as the mean loss of its last ``STOP_WINDOW`` (20)
-    steps is at most ``stop_loss`` (``steps`` is then the most it runs).
+    steps is at most ``stop_loss``, but not before ``min_steps`` (``steps`` is then the most it runs).
     """
 
     steps: int = 0
@@ -57,6 +59,7 @@ class WarmStartConfig:
     max_level: int = 3
     level_decay: float = 1.0
     stop_loss: float = 0.0
+    min_steps: int = 0
 
 
 @dataclass
@@ -85,6 +88,11 @@ class AgentConfig:
     #: recompute each layer's activations in the backward pass (long sequences on a GPU).
     gradient_checkpointing: bool = False
     weight_decay: float = 0.0
+    #: form the update's mini-batches from the groups with a learning signal only (a non-zero advantage):
+    #: no optimizer step on a mini-batch whose gradient is zero (Adam's momentum would still move the
+    #: weights). The filter of DAPO's dynamic sampling (Yu et al. 2025, arXiv 2503.14476), without its
+    #: resampling. Off: every group, as the paper's GRPO.
+    signal_groups_only: bool = False
 
 
 SIMULATOR_KINDS = ("procedural", "llm")
@@ -158,6 +166,34 @@ class SimulatorConfig:
 
 
 @dataclass
+class SamplerConfig:
+    """Settings of the task samplers that have any (``run.baseline``; genenv_gym/samplers.py).
+
+    ``task_explore``: share of fresh tasks per epoch (``learnability-task``). ``pool_tasks``,
+    ``score_samples``, ``trim``: the original set's size, the samples that score each prompt and the share
+    dropped at each end by rank (``as-released``; the release's 4 and 0.1). ``frontier_threshold``,
+    ``frontier_level``: the exact success below which a level is the frontier, or one fixed level when
+    >= 0 (``oracle-frontier``).
+    """
+
+    task_explore: float = 0.25
+    pool_tasks: int = 64
+    score_samples: int = 4
+    trim: float = 0.1
+    frontier_threshold: float = 0.8
+    frontier_level: int = -1
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad ``sampler.*`` field."""
+        if not 0.0 <= self.task_explore <= 1.0:
+            raise ValueError(f"sampler.task_explore must be in [0, 1], got {self.task_explore}")
+        if self.pool_tasks < 1 or self.score_samples < 1:
+            raise ValueError("sampler.pool_tasks and sampler.score_samples must be >= 1")
+        if not 0.0 <= self.trim < 0.5:
+            raise ValueError(f"sampler.trim must be in [0, 0.5), got {self.trim}")
+
+
+@dataclass
 class CurriculumSection:
     """The alpha-curriculum (attempts per task = the agent's group size G)."""
 
@@ -176,11 +212,19 @@ class RunConfig:
     epochs: int = 10
     baseline: str = "alpha-curriculum"
     domain: str = "digits"
+    #: the seed of the domain's hidden structure, passed as its ``seed`` argument (the ladder's secret
+    #: permutations); -1: the domain's own default.
+    domain_seed: int = -1
     eval_every: int = 1
     #: epochs evaluated besides every ``eval_every``-th (e.g. ``[2, 4, 8, 16]``: a log-spaced schedule;
     #: override as ``run.eval_epochs=2,4,8,16``).
     eval_epochs: list[int] = field(default_factory=list)
     eval_tasks: int = 0
+    #: also score every held-out task by the teacher-forced probability of its reference answer
+    #: (``heldout_gold_prob``: exact, no sampling noise; single-reply domains).
+    eval_gold_prob: bool = False
+    #: also sample this many replies per held-out task at the agent's temperature (``heldout_sampled_acc``).
+    eval_samples: int = 0
     #: greedy attempts per level on procedural tasks after the warm start, recorded in the skill tracker
     #: (the simulators' view of the agent before epoch 1; 0: the tracker starts empty).
     skill_probe_tasks: int = 0
@@ -201,12 +245,16 @@ class TrainConfig:
     agent: AgentConfig = field(default_factory=AgentConfig)
     simulator: SimulatorConfig = field(default_factory=SimulatorConfig)
     curriculum: CurriculumSection = field(default_factory=CurriculumSection)
+    sampler: SamplerConfig = field(default_factory=SamplerConfig)
 
     def validate(self) -> None:
         """Raise ValueError naming the first bad field."""
         if self.run.baseline not in BASELINES:
             raise ValueError(f"run.baseline must be one of {BASELINES}, got {self.run.baseline!r}")
         self.simulator.validate()
+        self.sampler.validate()
+        if self.run.baseline == "soft-alpha-rwr" and self.simulator.kind != "procedural":
+            raise ValueError("run.baseline=soft-alpha-rwr is a rule of simulator.kind=procedural")
         if self.agent.group_size < 2:
             raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
         if self.agent.rollout_engine not in HF_ENGINES:
@@ -222,8 +270,12 @@ class TrainConfig:
             raise ValueError(f"run.eval_epochs must be epochs >= 1, got {self.run.eval_epochs}")
         if self.run.skill_probe_tasks < 0:
             raise ValueError("run.skill_probe_tasks must be >= 0")
+        if self.run.eval_samples < 0:
+            raise ValueError("run.eval_samples must be >= 0")
         if self.run.epochs < 0 or self.agent.tasks_per_epoch < 1:
             raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
+        if self.warmstart.min_steps < 0:
+            raise ValueError(f"warmstart.min_steps must be >= 0, got {self.warmstart.min_steps}")
         if self.warmstart.stop_loss < 0:
             raise ValueError(
                 f"warmstart.stop_loss must be >= 0 (0: run every step), got {self.warmstart.stop_loss}"

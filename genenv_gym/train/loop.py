@@ -40,8 +40,11 @@ from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
-from genenv_gym.learnability import LearnabilitySampler
+from genenv_gym.learnability import LearnabilitySampler, TaskLearnabilitySampler
+from genenv_gym.oracle_frontier import OracleFrontierSampler
 from genenv_gym.progress import progress
+from genenv_gym.rank_trimming import RankTrimSampler
+from genenv_gym.samplers import SAMPLERS
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
@@ -49,15 +52,21 @@ from genenv_gym.train.build import build_agent_backend, build_domain, build_mode
 from genenv_gym.train.checkpoint import load_checkpoint, save_checkpoint
 from genenv_gym.train.config import STOP_WINDOW, TrainConfig
 from genenv_gym.train.distributed import all_reduce, gather, init_distributed, shard, wrap_agent
+from genenv_gym.train.gold_probability import gold_logprobs, gold_probability_metrics
 from genenv_gym.train.grpo import group_advantages, group_signal, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
 from genenv_gym.train.run_dir import RUN_RECORD, clear_run_files, remove_stale_temp_files, run_files
 from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
+from genenv_gym.uniform import UniformSampler
 
 if TYPE_CHECKING:
     from genenv_gym.train.simulator_llm import EnvironmentLLM
+
+
+#: The random stream of the warm start's replies (``Domain.warmstart_action``), apart from ``Trainer.rng``.
+WARMSTART_REPLY_STREAM = 1
 
 
 class Trainer:
@@ -98,6 +107,7 @@ class Trainer:
             cfg.simulator.step_size,
             cfg.simulator.max_kl,
             cfg.simulator.min_prob,
+            band_filter=cfg.run.baseline != "soft-alpha-rwr",
         )
         # --- simulator.kind == "llm": the environment LLM (its own model, reference and optimizer) ---
         self.env_llm: EnvironmentLLM | None = None
@@ -106,6 +116,8 @@ class Trainer:
 
             self.env_llm = EnvironmentLLM(cfg, self.domain, self.curriculum, self.device, cfg.run.progress)
         self.skill = SkillTracker(self.domain.num_levels, c.alpha)
+        self.scoring_samples = 0  # agent samples spent scoring tasks, not trained on (as-released)
+        self.sampler = self._build_sampler()
         # D_train: base data (procedural seed tasks at low levels) and valid traces; D_env: in-band records.
         w = cfg.warmstart
         level_p = np.array([w.level_decay**level for level in range(w.max_level + 1)])
@@ -119,6 +131,7 @@ class Trainer:
                 cfg.simulator.static_tasks, self.skill.estimate(), self.rng
             )
         self._heldout: list[Task] | None = None
+        self.last_gold_logprobs: list[float] = []
         self.epoch = 0
         self.agent_samples = 0
         self.stop_requested = False
@@ -149,8 +162,10 @@ class Trainer:
         w = self.cfg.warmstart
         if w.steps <= 0:
             return {}
+        # Its own generator: a warm start resumed midway re-encodes the same replies.
+        replies = np.random.default_rng([self.cfg.run.seed, WARMSTART_REPLY_STREAM])
         examples = [
-            encode_chat_example(self.tokenizer, t.messages, self.domain.oracle_action(t))
+            encode_chat_example(self.tokenizer, t.messages, self.domain.warmstart_action(t, replies))
             for t in self.base_tasks
         ]
         if self.warm_optimizer is None:
@@ -170,25 +185,67 @@ class Trainer:
 
     def _reached_stop_loss(self) -> bool:
         """Whether the mean loss of the last ``STOP_WINDOW`` warm-start steps is at most ``stop_loss``."""
-        stop = self.cfg.warmstart.stop_loss
-        recent = self.warmstart_recent
-        return stop > 0 and len(recent) == STOP_WINDOW and float(np.mean(recent)) <= stop
+        stop, recent = self.cfg.warmstart.stop_loss, self.warmstart_recent
+        if stop <= 0 or self.warmstart_step < self.cfg.warmstart.min_steps:
+            return False
+        return len(recent) == STOP_WINDOW and float(np.mean(recent)) <= stop
 
     @property
     def warm_started(self) -> bool:
         """Whether the warm start has run all its steps or reached ``warmstart.stop_loss``."""
         return self.warmstart_step >= max(self.cfg.warmstart.steps, 0) or self._reached_stop_loss()
 
+    def _build_sampler(self) -> Any:
+        """The task sampler ``run.baseline`` names (genenv_gym/samplers.py); None for the two that draw from a
+        fixed pool (``static``, ``base-only``)."""
+        baseline, s = self.cfg.run.baseline, self.cfg.sampler
+        if baseline in ("alpha-curriculum", "soft-alpha-rwr", "random-simulator"):
+            return self.env_policy
+        if baseline == "learnability":
+            return LearnabilitySampler(self.domain, self.curriculum)
+        if baseline == "learnability-task":
+            return TaskLearnabilitySampler(self.domain, s.task_explore)
+        if baseline == "uniform":
+            return UniformSampler(self.domain)
+        if baseline == "as-released":
+            return RankTrimSampler(self.domain, self.score_tasks, s.pool_tasks, s.score_samples, s.trim)
+        if baseline == "oracle-frontier":
+            return OracleFrontierSampler(
+                self.domain, self.level_gold_success, s.frontier_threshold, s.frontier_level
+            )
+        return None
+
     def propose_tasks(self, n: int) -> list[Task]:
         """The epoch's task batch, from the source the baseline names."""
-        baseline = self.cfg.run.baseline
-        if baseline in ("alpha-curriculum", "random-simulator"):
-            return self.env_policy.propose(n, self.skill.estimate(), self.rng)
-        if baseline == "learnability":
-            sampler = LearnabilitySampler(self.domain, self.curriculum)
-            return sampler.propose(n, self.skill.estimate(), self.rng)
-        pool = self.static_tasks if baseline == "static" else self.base_tasks
+        if self.sampler is not None:
+            return self.sampler.propose(n, self.skill.estimate(), self.rng)
+        pool = self.static_tasks if self.cfg.run.baseline == "static" else self.base_tasks
         return [pool[i] for i in self.rng.choice(len(pool), size=n, replace=len(pool) < n)]
+
+    def score_tasks(self, tasks: list[Task], samples: int) -> list[int]:
+        """Successes of ``samples`` attempts at each task by the current agent, at its temperature (not
+        trained on; counted in ``scoring_samples``)."""
+        a = self.cfg.agent
+        params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
+        seed = int(self.rng.integers(1 << 31)) + self.dist.rank
+        config = RolloutConfig(group_size=samples, max_turns=1, params=params, seed=seed)
+        try:
+            trajectories = self._run_sharded(RolloutEngine(self.backend, config), tasks)
+        finally:
+            self.backend.close()
+        self.scoring_samples += len(trajectories)
+        successes = [0] * len(tasks)
+        for t in trajectories:
+            successes[t.group] += int(t.success)
+        return successes
+
+    def level_gold_success(self) -> dict[int, float]:
+        """The agent's exact success per level: the mean teacher-forced probability of the reference answers
+        of the held-out tasks there (an oracle: the ``oracle-frontier`` schedule's reading)."""
+        logprobs = gold_logprobs(self.model, self.tokenizer, self.heldout, self.domain.oracle_action)
+        metrics = gold_probability_metrics(logprobs, [t.level for t in self.heldout])
+        prefix = "heldout_gold_prob_level_"
+        return {int(k[len(prefix) :]): v for k, v in metrics.items() if k.startswith(prefix)}
 
     def rollout(self, tasks: list[Task]) -> list[Trajectory]:
         a = self.cfg.agent
@@ -219,6 +276,8 @@ class Trainer:
             return {}
         advantages = group_advantages([t.reward for t in rows], [t.group for t in rows])
         groups = sorted({t.group for t in rows})
+        if a.signal_groups_only:  # a group's advantages are all 0 or none is
+            groups = sorted({t.group for t, adv in zip(rows, advantages.tolist(), strict=True) if adv != 0.0})
         stats: dict[str, list[float]] = {"pg_loss": [], "kl": [], "clip_fraction": [], "grad_norm": []}
         if self._train_model is None:  # after the warm start: DDP broadcasts rank 0's weights once
             self._train_model = wrap_agent(self.model, info)
@@ -325,7 +384,9 @@ class Trainer:
         return self._heldout
 
     def evaluate(self) -> dict[str, float]:
-        """Greedy accuracy on the held-out (benchmark) tasks, overall and per level."""
+        """Greedy accuracy on the held-out (benchmark) tasks, overall and per level; with
+        ``run.eval_gold_prob`` / ``run.eval_samples`` also the exact and the sampled metrics
+        (``exact_metrics``)."""
         params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
         self.eval_engine.config = replace(self.eval_engine.config, params=params, seed=0)
         trajectories = self._run_sharded(self.eval_engine, self.heldout)
@@ -334,6 +395,27 @@ class Trainer:
             hits = [t.success for t in trajectories if t.task.level == level]
             if hits:
                 result[f"heldout_level_{level}"] = float(np.mean(hits))
+        return {**result, **self.exact_metrics()}
+
+    def exact_metrics(self) -> dict[str, float]:
+        """``heldout_gold_prob`` (per level too): the teacher-forced probability of each held-out task's
+        reference answer, averaged (``run.eval_gold_prob``); ``heldout_sampled_acc`` (per level too): success
+        of ``run.eval_samples`` replies per task sampled at the agent's temperature (own seed: reads no
+        training RNG)."""
+        run, result = self.cfg.run, {}
+        if run.eval_gold_prob:
+            logprobs = gold_logprobs(self.model, self.tokenizer, self.heldout, self.domain.oracle_action)
+            self.last_gold_logprobs = logprobs  # per held-out task, in held-out order
+            result.update(gold_probability_metrics(logprobs, [t.level for t in self.heldout]))
+        if run.eval_samples:
+            a = self.cfg.agent
+            params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
+            config = RolloutConfig(group_size=run.eval_samples, max_turns=1, params=params, seed=self.epoch)
+            trajectories = self._run_sharded(RolloutEngine(self.backend, config), self.heldout)
+            result["heldout_sampled_acc"] = float(np.mean([t.success for t in trajectories]))
+            for level in sorted({t.level for t in self.heldout}):
+                hits = [t.success for t in trajectories if t.task.level == level]
+                result[f"heldout_sampled_level_{level}"] = float(np.mean(hits))
         return result
 
     # -------------------------------------------------------------------------------------------------
@@ -373,8 +455,8 @@ class Trainer:
         agent_stats = self.grpo_update(trajectories)
         update_seconds = time.perf_counter() - clock
         sim_stats: dict[str, float] = {}
-        if cfg.run.baseline == "alpha-curriculum":
-            sim_stats = self.env_policy.update(outcomes)
+        if SAMPLERS[cfg.run.baseline].learns:
+            sim_stats = self.sampler.update(outcomes)
         # Phase 3: aggregation.
         for t in trajectories:
             if t.finish == "terminated" and t.error is None:
@@ -409,6 +491,9 @@ class Trainer:
             * self.cfg.agent.ppo_epochs,
             "d_train": len(self.d_train) + len(self.base_tasks),
             "d_env": len(self.d_env),
+            "level_p": [batch_p.get(level) for level in range(self.domain.num_levels)],
+            "sim_updated": self._sampler_updated(sim_stats),
+            "scoring_samples": self.scoring_samples,
             **self.mechanism_metrics(tasks, trajectories),
             **agent_stats,
             **{f"sim_{k}": v for k, v in sim_stats.items()},
@@ -423,12 +508,21 @@ class Trainer:
         row["seconds"] = time.perf_counter() - start
         return row
 
+    def _sampler_updated(self, sim_stats: dict[str, float]) -> float | None:
+        """1.0 when this epoch's update moved the environment policy (an RWR step with at least one kept
+        generation), 0.0 when it kept nothing, None for samplers without such an update."""
+        if self.cfg.run.baseline not in ("alpha-curriculum", "soft-alpha-rwr"):
+            return None
+        return float(sim_stats.get("kept", 0.0) > 0)
+
     def mechanism_metrics(self, tasks: list[Task], trajectories: list[Trajectory]) -> dict[str, Any]:
         """What the epoch's GRPO update could learn from, and from which tasks (reads no RNG).
 
         ``signal_share``: share of the update's groups (tasks) with a non-zero advantage, over the same rows
-        ``grpo_update`` uses; ``reward_var``: their mean within-group reward variance (``p (1 - p)`` for 0/1
-        rewards); ``train_success``: success over all the epoch's samples (generated and replayed tasks);
+        ``grpo_update`` uses; ``too_easy_share`` / ``too_hard_share``: share of those groups whose samples all
+        succeeded / all failed (no signal either way); ``reward_var``: their mean within-group reward variance
+        (``p (1 - p)`` for 0/1 rewards); ``train_success``: success over all the epoch's samples (generated
+        and replayed tasks);
         ``train_level_counts``: trained tasks per difficulty level (index = level);
         ``train_level_success``: success per level over those samples (None where no task was trained).
         """
@@ -444,9 +538,15 @@ class Trainer:
             if 0 <= t.task.level < levels:
                 hits[t.task.level] += int(t.success)
                 tries[t.task.level] += 1
+        by_group: dict[int, list[bool]] = {}
+        for t in rows:
+            by_group.setdefault(t.group, []).append(bool(t.success))
+        groups = max(1, len(by_group))
         return {
             "signal_share": signal.share,
             "signal_groups": signal.signal_groups,
+            "too_easy_share": sum(len(g) >= 2 and all(g) for g in by_group.values()) / groups,
+            "too_hard_share": sum(len(g) >= 2 and not any(g) for g in by_group.values()) / groups,
             "reward_var": signal.reward_var,
             "train_success": float(np.mean([t.success for t in trajectories])) if trajectories else 0.0,
             "train_level_counts": counts,
@@ -468,6 +568,8 @@ class Trainer:
             "simulator": self.simulator.state_dict(),
             "simulator_stats": copy.deepcopy(self.simulator.stats),
             "env_llm": None if self.env_llm is None else self.env_llm.state_dict(),
+            "sampler": self._own_sampler_state(),
+            "scoring_samples": self.scoring_samples,
             "skill": self.skill.state_dict(),
             "base_tasks": self.base_tasks,
             "static_tasks": self.static_tasks,
@@ -478,6 +580,12 @@ class Trainer:
             "python_rng": random.getstate(),
             "config": self.cfg.to_dict(),
         }
+
+    def _own_sampler_state(self) -> dict[str, Any] | None:
+        """The state of a sampler other than the environment policy (saved under its own key), if any."""
+        if self.sampler is None or self.sampler is self.env_policy or not hasattr(self.sampler, "state_dict"):
+            return None
+        return self.sampler.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.epoch, self.agent_samples = state["epoch"], state["agent_samples"]
@@ -501,6 +609,9 @@ class Trainer:
                     "the checkpoint has no environment LLM (it was written with simulator.kind=procedural)"
                 )
             self.env_llm.load_state_dict(state["env_llm"])
+        if state.get("sampler") is not None:
+            self.sampler.load_state_dict(state["sampler"])
+        self.scoring_samples = state.get("scoring_samples", 0)
         self.skill.load_state_dict(state["skill"])
         self.base_tasks, self.static_tasks = state["base_tasks"], state["static_tasks"]
         self.d_train, self.d_env = state["d_train"], state["d_env"]

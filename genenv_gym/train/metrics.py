@@ -64,9 +64,8 @@ class MetricsLogger:
         # The whole file is rewritten and renamed into place: a crash or a reader never sees half a row.
         self._write([*(read_metrics(self.path) if self.path.exists() else []), row])
         if self.writer is not None:
-            for key, value in row.items():
-                if isinstance(value, int | float) and key != "epoch":
-                    self.writer.add_scalar(key, value, row["epoch"])
+            for key, value in tensorboard_scalars(row).items():
+                self.writer.add_scalar(key, value, row["epoch"])
             self.writer.flush()
         if self.echo:
             if not self._header_done:
@@ -84,6 +83,20 @@ class MetricsLogger:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+def tensorboard_scalars(row: dict[str, Any]) -> dict[str, float]:
+    """The scalars of a metrics row as TensorBoard tags: numbers as they are, lists of numbers per index
+    (``level_p`` -> ``level_p/0``, ``level_p/1``, ...; None entries left out); not ``epoch`` (the step)."""
+    out: dict[str, float] = {}
+    for key, value in row.items():
+        if key == "epoch":
+            continue
+        if isinstance(value, int | float):
+            out[key] = float(value)
+        elif isinstance(value, list):
+            out |= {f"{key}/{i}": float(v) for i, v in enumerate(value) if isinstance(v, int | float)}
+    return out
 
 
 class DamagedMetricsError(ValueError):

@@ -1,0 +1,26 @@
+"""The ladder, the fourth curriculum-efficacy design's family: its env ids and domain."""
+
+from __future__ import annotations
+
+from genenv_gym.env_entry import EnvEntry
+from genenv_gym.manifest import DomainSpec, Manifest
+
+MANIFEST = Manifest(
+    package="ladder",
+    order=8,
+    entries=(
+        EnvEntry(
+            "GenEnv-Ladder-v0",
+            "genenv_gym.envs.ladder.env:LadderEnv",
+            "write the labelled steps of a chain of secret permutations (4 symbols, 8 steps, one per level), "
+            "an exhaustive 32-task held-out set: the fourth efficacy design's family",
+        ),
+        EnvEntry(
+            "GenEnv-Sim-Ladder-v0",
+            "genenv_gym.envs.simulator_env:SimulatorEnv",
+            "ladder tasks generated at the agent's skill by the alpha-curriculum simulator",
+            {"domain": "ladder"},
+        ),
+    ),
+    domains=(DomainSpec("ladder", "genenv_gym.envs.ladder.domain:LadderDomain"),),
+)
