@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from genenv_gym.client_params import BENCHMARK_OPTIONS, ClientParams
 from genenv_gym.env_entry import EnvEntry
+from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.manifest import DomainSpec, Manifest
 
 MANIFEST = Manifest(
@@ -14,12 +16,14 @@ MANIFEST = Manifest(
             "genenv_gym.envs.ladder.env:LadderEnv",
             "write the labelled steps of a chain of secret permutations (4 symbols, 8 steps, one per level), "
             "an exhaustive 32-task held-out set: the fourth efficacy design's family",
+            client=ClientParams(options=BENCHMARK_OPTIONS),
         ),
         EnvEntry(
             "GenEnv-Sim-Ladder-v0",
             "genenv_gym.envs.simulator_env:SimulatorEnv",
             "ladder tasks generated at the agent's skill by the alpha-curriculum simulator",
             {"domain": "ladder"},
+            client=simulator_env_params(),
         ),
     ),
     domains=(DomainSpec("ladder", "genenv_gym.envs.ladder.domain:LadderDomain"),),
