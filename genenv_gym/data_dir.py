@@ -46,7 +46,9 @@ def entry_name(name: object, what: str) -> str:
     dot); ValueError naming ``what`` otherwise. Splits and games are chosen by such names, so a value
     that came from a task or a client never makes a path leave the data dir."""
     if not isinstance(name, str) or not _ENTRY.fullmatch(name):
-        raise ValueError(f"{what} must be a name (letters, numbers, _.+-), not a path: got {str(name)[:80]!r}")
+        raise ValueError(
+            f"{what} must be a name (letters, numbers, _.+-), not a path: got {str(name)[:80]!r}"
+        )
     return name
 
 
