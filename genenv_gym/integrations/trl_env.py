@@ -55,7 +55,11 @@ ROW_KEY = "genenv_row"
 def pinned(row: Mapping[str, Any], official: bool) -> dict[str, Any]:
     """``row`` whose prompt's first message carries the row's task pin (``ROW_KEY``): an official task's id,
     a generated task's content."""
-    pin = {"task_id": row["task_id"]} if official else {"task": row["task"], "seed": row.get("seed", 0)}
+    pin = (
+        {"task_id": row["task_id"]}
+        if official
+        else {"task": row["task"], "seed": row.get("seed", 0), "proposal_id": row.get("proposal_id")}
+    )
     prompt = [dict(m) for m in row["prompt"]]
     prompt[0] = {**prompt[0], ROW_KEY: json.dumps(pin)}
     return {**row, "prompt": prompt}
@@ -109,9 +113,12 @@ class GenEnvRollouts:
         budget = TokenBudget(
             int(trainer.max_completion_length), None, _context_length(trainer), self.max_reply_tokens
         )
+        pins = [row_of(prompt) for prompt in prompts]
         rollouts = [
-            LiveRollout(self.tasks, self.tasks.task_for(row_of(prompt)), backend, budget, self.max_turns)
-            for prompt in prompts
+            LiveRollout(
+                self.tasks, self.tasks.task_for(pin), backend, budget, self.max_turns, pin.get("proposal_id")
+            )
+            for pin in pins
         ]
         self.records = play(rollouts, lambda ids, n: _generate(trainer, ids, n))
         return rollout_output(self.records)

@@ -1,0 +1,162 @@
+"""The curriculum service as a named Ray actor: every rollout worker of a run proposes from and records into
+one ``CurriculumService``, wherever Ray placed it.
+
+``shared_curriculum(name, env_id, ...)`` gets the actor of that name, or creates it (Ray's get-if-exists, so
+workers racing to create it get one actor). The ``RayCurriculum`` it returns has the service's interface;
+each call is one actor call, and the actor runs one call at a time, so its log is the order in which the
+workers' records arrived. With ``checkpoint_path`` the actor writes each ``checkpoint`` there and a new
+actor of that name starts from the file (a dead actor's successor loses only what came after it).
+
+Imports ray (the 'verl' extra installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from genenv_gym.atomic_write import write_atomically
+from genenv_gym.curriculum_service.service import CurriculumService, Proposal
+from genenv_gym.extras import require_extra
+from genenv_gym.task import Task
+
+#: The service methods a client may call on the actor.
+METHODS = frozenset(
+    {"propose", "record", "record_group", "end_step", "state", "log", "checkpoint", "restore"}
+)
+
+
+class CurriculumHost:
+    """What the actor holds: a simulator id's ``CurriculumService`` (and where its checkpoints go)."""
+
+    def __init__(
+        self,
+        env_id: str,
+        env_kwargs: Mapping[str, Any] | None = None,
+        service_kwargs: Mapping[str, Any] | None = None,
+        checkpoint_path: str | None = None,
+    ) -> None:
+        self.service = CurriculumService.for_env(env_id, env_kwargs, **dict(service_kwargs or {}))
+        self.env_id = env_id
+        self.checkpoint_path = checkpoint_path
+        if checkpoint_path and os.path.exists(checkpoint_path):
+            with open(checkpoint_path, encoding="utf-8") as handle:
+                self.service.restore(json.load(handle))
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method not in METHODS:
+            raise ValueError(f"{method!r} is not a curriculum service method ({sorted(METHODS)})")
+        out = getattr(self.service, method)(*args, **kwargs)
+        if method == "checkpoint" and self.checkpoint_path:
+            write_atomically(self.checkpoint_path, json.dumps(out).encode())
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"env_id": self.env_id, "group_size": self.service.group_size, "pid": os.getpid()}
+
+
+class RayCurriculum:
+    """A client of the named actor, with ``CurriculumService``'s interface (blocking calls)."""
+
+    def __init__(self, handle: Any, name: str) -> None:
+        self.handle = handle
+        self.name = name
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        import ray
+
+        return ray.get(self.handle.call.remote(method, *args, **kwargs))
+
+    def propose(self, n: int = 1, seed: int | None = None) -> list[Proposal]:
+        return self._call("propose", n, seed)
+
+    def record(
+        self,
+        task: Task,
+        success: bool,
+        *,
+        proposal_id: str | None = None,
+        group_size: int | None = None,
+        validation: bool = False,
+        recorder: str = "",
+    ) -> dict[str, float] | None:
+        return self._call(
+            "record",
+            task,
+            success,
+            proposal_id=proposal_id,
+            group_size=group_size,
+            validation=validation,
+            recorder=recorder,
+        )
+
+    def record_group(
+        self,
+        task: Task,
+        successes: Sequence[bool],
+        *,
+        proposal_id: str | None = None,
+        validation: bool = False,
+        recorder: str = "",
+    ) -> dict[str, float] | None:
+        return self._call(
+            "record_group",
+            task,
+            list(successes),
+            proposal_id=proposal_id,
+            validation=validation,
+            recorder=recorder,
+        )
+
+    def end_step(self) -> dict[str, float]:
+        return self._call("end_step")
+
+    def state(self) -> dict[str, Any]:
+        return self._call("state")
+
+    def log(self, start: int = 0) -> list[dict[str, Any]]:
+        return self._call("log", start)
+
+    def checkpoint(self) -> dict[str, Any]:
+        return self._call("checkpoint")
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self._call("restore", dict(state))
+
+    def describe(self) -> dict[str, Any]:
+        import ray
+
+        return ray.get(self.handle.describe.remote())
+
+
+def shared_curriculum(
+    name: str,
+    env_id: str | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    *,
+    group_size: int = 1,
+    seed: int = 0,
+    max_open_groups: int | None = None,
+    checkpoint_path: str | None = None,
+    namespace: str | None = None,
+) -> RayCurriculum:
+    """The curriculum actor named ``name``: the running one, else a new one for ``env_id`` (a simulator id).
+
+    Only the creator's arguments count: a caller that finds the actor running gets it as it is. Without
+    ``env_id`` the actor must exist. Needs a running Ray (``ray.init``), as every verl worker has.
+    """
+    require_extra("verl", "shared_curriculum", modules=("ray",))
+    import ray
+
+    if env_id is None:
+        return RayCurriculum(ray.get_actor(name, namespace=namespace), name)
+    service_kwargs: dict[str, Any] = {"group_size": group_size, "seed": seed}
+    if max_open_groups is not None:
+        service_kwargs["max_open_groups"] = max_open_groups
+    actor = ray.remote(num_cpus=0)(CurriculumHost)
+    handle = actor.options(name=name, namespace=namespace, get_if_exists=True).remote(
+        env_id, dict(env_kwargs or {}), service_kwargs, checkpoint_path
+    )
+    return RayCurriculum(handle, name)
