@@ -3,6 +3,7 @@ concurrent recorders in other processes, equality with one process fed the same 
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
@@ -95,3 +96,144 @@ def test_only_service_methods_reach_the_actor() -> None:
     curriculum = shared_curriculum("allow-list", ENV_ID)
     with pytest.raises(ray.exceptions.RayTaskError, match="not a curriculum service method"):
         ray.get(curriculum.handle.call.remote("close"))
+
+
+# -- verl: live train rows from the shared curriculum, recorded by several agent-loop workers ------------
+
+
+def run_chunk(rows: list[dict], scripts: list[list[str]], n: int) -> list[bool]:
+    """One verl agent-loop worker's chunk of the batch: concurrent ``genenv_agent`` loops (verl's real
+    ``AgentLoopBase`` subclass) on one event loop, each on a scripted server; their successes."""
+    import asyncio
+
+    from trainer_episodes import ScriptedServer, make_verl_loop
+
+    from genenv_gym.agents.tiny_model import build_tokenizer
+
+    tokenizer = build_tokenizer()
+
+    async def chunk() -> list:
+        loops = [
+            make_verl_loop(ScriptedServer(tokenizer, s), tokenizer, max_turns=len(s), n=n).run(
+                {"temperature": 1.0}, **row
+            )
+            for row, s in zip(rows, scripts, strict=True)
+        ]
+        return await asyncio.gather(*loops)
+
+    return [bool(out.extra_fields["genenv_success"]) for out in asyncio.run(chunk())]
+
+
+@ray.remote(num_cpus=0)
+class AgentLoopWorker:
+    """A verl agent-loop worker process (each imports verl: ~11 s here)."""
+
+    def run(self, rows: list[dict], scripts: list[list[str]], n: int) -> list[bool]:
+        return run_chunk(rows, scripts, n)
+
+
+def thread_workers(count: int) -> list:
+    """Agent-loop workers as threads of this process, each with its own event loop (cheap: verl is loaded)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(count)
+
+    class Worker:
+        def run(self, rows, scripts, n):
+            return pool.submit(run_chunk, rows, scripts, n)
+
+    return [Worker() for _ in range(count)]
+
+
+def verl_data_config(train: str, val: str, tmp_path, name: str):
+    from omegaconf import OmegaConf
+
+    return OmegaConf.create(
+        {
+            "train_files": [train],
+            "val_files": [val],
+            "train_batch_size": 2,
+            "filter_overlong_prompts": False,
+            "cache_dir": str(tmp_path / "cache"),
+            "genenv_curriculum": {"name": name, "metrics_path": str(tmp_path / "metrics.jsonl")},
+        }
+    )
+
+
+@pytest.mark.parametrize("placement", ["threads", pytest.param("ray_workers", marks=pytest.mark.slow)])
+def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(tmp_path, placement) -> None:
+    """Worker threads here; Ray worker processes under ``slow`` (each imports verl)."""
+    require("verl.utils.dataset.rl_dataset", "see docs/trainers.md")
+    from trainer_episodes import WRONG_SCRIPT, oracle_script
+
+    from genenv_gym.agents.tiny_model import build_tokenizer
+    from genenv_gym.export.exporter import export
+    from genenv_gym.integrations.live_tasks import LiveTasks
+    from genenv_gym.integrations.verl_live_dataset import GenEnvLiveDataset
+
+    train = str(export(ENV_ID, "verl", tmp_path / "train.parquet", num_tasks=4, split="train").path)
+    val = str(export(ENV_ID, "verl", tmp_path / "val.parquet", num_tasks=2, seed=9, split="val").path)
+    name = f"verl-run-{placement}"
+    config = verl_data_config(train, val, tmp_path, name)
+    tokenizer = build_tokenizer()
+    data = GenEnvLiveDataset(train, tokenizer, config)
+    local = LiveTasks(ENV_ID)
+    n = 4
+    if placement == "threads":
+        workers = thread_workers(3)
+        results = lambda futures: [f.result() for f in futures]  # noqa: E731
+        call = lambda w, *args: w.run(*args)  # noqa: E731
+    else:
+        workers = [AgentLoopWorker.remote() for _ in range(3)]
+        results = ray.get
+        call = lambda w, *args: w.run.remote(*args)  # noqa: E731
+    for _ in range(2):
+        batch = [data[i] for i in range(2)]  # the trainer reads one batch of 2 prompts
+        extra = [row["extra_info"] for row in batch]
+        assert all(e["genenv_curriculum"] == name and e["proposal_id"] for e in extra)
+        tasks = [local.task_for({"task": row["reward_model"]["ground_truth"]}) for row in batch]
+        assert [t.id for t in tasks] == [e["task_id"] for e in extra]
+        # verl repeats each prompt n times (interleaved) and splits the batch over its workers in chunks
+        rows = [{k: v for k, v in row.items() if k != "dummy_tensor"} for row in batch for _ in range(n)]
+        scripts = [
+            oracle_script(local, tasks[i // n]) if i % 3 else list(WRONG_SCRIPT) for i in range(len(rows))
+        ]
+        bounds = [0, 3, 6, 8]  # 8 rollouts over 3 workers: each group straddles two workers
+        chunks = zip(workers, bounds, bounds[1:], strict=False)
+        results([call(w, rows[a:b], scripts[a:b], n) for w, a, b in chunks])
+    curriculum = shared_curriculum(name)
+    state = curriculum.state()
+    assert state["groups_completed"] == 4 and state["open_groups"] == 0 and state["proposals"] == 4
+    # a validation table is served as exported, and its rollouts change nothing
+    val_data = GenEnvLiveDataset(val, tokenizer, config)
+    val_row = {k: v for k, v in val_data[0].items() if k != "dummy_tensor"}
+    assert val_row["extra_info"]["genenv_validation"] and "proposal_id" not in val_row["extra_info"]
+    results([call(workers[0], [val_row], [list(WRONG_SCRIPT)], 1)])
+    assert curriculum.state() == state
+    # the first row of step 2 wrote step 1's diagnostics where our metrics go
+    lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert (
+        lines[0]["step"] == 1 and lines[0]["curriculum/groups"] == 2.0 and lines[0]["curriculum/records"] == 8
+    )
+    # one process fed the actor's logged order holds the same curriculum
+    one_process = CurriculumService.for_env(ENV_ID, group_size=1, seed=0)
+    replay(one_process, curriculum.log())
+    assert one_process.state() == state
+    one_process.close()
+    # verl's checkpoint: the dataset's state (saved by its StatefulDataLoader) restores the actor
+    saved = json.loads(json.dumps(data.state_dict()))
+    ray.kill(curriculum.handle)
+    restored = GenEnvLiveDataset(train, tokenizer, config)
+    restored.load_state_dict(saved)
+    assert shared_curriculum(name).state() == state and restored.served == data.served
+    local.close()
+
+
+def test_the_live_dataset_refuses_one_table_for_train_and_validation(tmp_path) -> None:
+    require("verl.utils.dataset.rl_dataset", "see docs/trainers.md")
+    from genenv_gym.agents.tiny_model import build_tokenizer
+    from genenv_gym.integrations.verl_live_dataset import GenEnvLiveDataset
+
+    config = verl_data_config("t.parquet", "t.parquet", tmp_path, "unused")
+    with pytest.raises(ValueError, match=r"give data\.val_files a table of its own"):
+        GenEnvLiveDataset("t.parquet", build_tokenizer(), config)
