@@ -30,7 +30,10 @@ benchmark rows name a ``task_id``; a simulator id's dataset is a stream whose ro
 when the trainer reads them (``task``: the generated Task, ``seed``), and each group's outcome updates the
 simulator (``LiveTasks.record``). Give ``GRPOConfig(shuffle_dataset=False)`` so the stream is read as the
 trainer goes. TRL's rollout function receives only the prompts, so each prompt's first message carries its
-row's pin (``genenv_row``, a JSON string that chat templates never read).
+row's pin (``genenv_row``, a JSON string that chat templates never read). Rollouts played while the model
+is in eval mode (TRL's evaluation) are validation rollouts: the curriculum logs them and learns nothing.
+After each training batch the curriculum's diagnostics (``curriculum/signal_share``, ...) go into
+GRPOTrainer's own metrics, logged with its others.
 
 Imports ``datasets`` (TRL's dependency) when a dataset is built.
 """
@@ -106,6 +109,8 @@ class GenEnvRollouts:
         self.max_reply_tokens = max_reply_tokens
         #: the records of the last batch played (what it sampled and what happened)
         self.records: list[RolloutRecord] = []
+        #: a simulator id's curriculum diagnostics of the last batch (``CurriculumService.end_step``)
+        self.diagnostics: dict[str, float] = {}
         self._backend: TemplateBackend | None = None
 
     def __call__(self, prompts: Sequence[Sequence[Mapping[str, Any]]], trainer: Any) -> dict[str, Any]:
@@ -114,13 +119,26 @@ class GenEnvRollouts:
             int(trainer.max_completion_length), None, _context_length(trainer), self.max_reply_tokens
         )
         pins = [row_of(prompt) for prompt in prompts]
+        validation = not getattr(trainer.model, "training", True)
         rollouts = [
             LiveRollout(
-                self.tasks, self.tasks.task_for(pin), backend, budget, self.max_turns, pin.get("proposal_id")
+                self.tasks,
+                self.tasks.task_for(pin),
+                backend,
+                budget,
+                self.max_turns,
+                pin.get("proposal_id"),
+                validation,
             )
             for pin in pins
         ]
         self.records = play(rollouts, lambda ids, n: _generate(trainer, ids, n))
+        if self.tasks.simulated:
+            self.diagnostics = self.tasks.curriculum.end_step()
+            metrics = getattr(trainer, "_metrics", None)  # what GRPOTrainer logs at its next logging step
+            if isinstance(metrics, dict) and not validation:
+                for name, value in self.diagnostics.items():
+                    metrics["train"][name].append(value)
         return rollout_output(self.records)
 
     def backend(self, trainer: Any) -> TemplateBackend:
