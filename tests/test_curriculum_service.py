@@ -126,8 +126,9 @@ def test_checkpoint_restore_goes_on_as_the_original_with_a_group_open() -> None:
     second.close()
 
 
-def test_a_logged_concurrent_run_replays_to_the_same_state() -> None:
-    service = CurriculumService.for_env(ENV_ID, group_size=N, seed=3)
+def test_a_logged_concurrent_run_replays_to_the_same_state(tmp_path) -> None:
+    log_path = tmp_path / "arrivals.jsonl"
+    service = CurriculumService.for_env(ENV_ID, group_size=N, seed=3, log_path=str(log_path))
     proposals = service.propose(12)
 
     def worker(index: int) -> None:  # each thread plays one rollout of every group, in its own order
@@ -142,8 +143,11 @@ def test_a_logged_concurrent_run_replays_to_the_same_state() -> None:
     for thread in threads:
         thread.join()
     assert len(service.updates) == 12
+    logged = [json.loads(line) for line in log_path.read_text().splitlines()]
+    assert logged == service.log() and [e["seq"] for e in logged] == list(range(1 + 12 * N))
+    assert all("task" not in e for e in logged)  # records of its own proposals name them by id
     fresh = CurriculumService.for_env(ENV_ID, group_size=N, seed=3)
-    replay(fresh, service.log())
+    replay(fresh, logged)
     assert fresh.state() == service.state()
     assert [p.task.id for p in fresh.propose(4)] == [p.task.id for p in service.propose(4)]
     service.close()
@@ -159,4 +163,12 @@ def test_live_tasks_rows_carry_their_proposal_and_record_into_the_curriculum() -
     assert tasks.record(task, True, row["proposal_id"], validation=True) is None
     assert tasks.record(task, False, row["proposal_id"])["outcomes"] == 1.0
     assert len(tasks.updates) == 1
+    # a row without a proposal id (an exported table's) is grouped by its task, and still replays
+    other = tasks.task_for(tasks.propose_row(6))
+    assert tasks.record(other, True) is None and tasks.record(other, True)["outcomes"] == 1.0
+    stranger = CurriculumService.for_env(ENV_ID, seed=1).propose(1)[0].task  # not proposed by this one
+    tasks.record(stranger, False)
+    fresh = CurriculumService.for_env(ENV_ID, group_size=2)
+    replay(fresh, tasks.curriculum.log())
+    assert fresh.state() == tasks.curriculum.state()
     tasks.close()

@@ -140,12 +140,14 @@ def shared_curriculum(
     seed: int = 0,
     max_open_groups: int | None = None,
     checkpoint_path: str | None = None,
+    log_path: str | None = None,
     namespace: str | None = None,
 ) -> RayCurriculum:
     """The curriculum actor named ``name``: the running one, else a new one for ``env_id`` (a simulator id).
 
     Only the creator's arguments count: a caller that finds the actor running gets it as it is. Without
-    ``env_id`` the actor must exist. Needs a running Ray (``ray.init``), as every verl worker has.
+    ``env_id`` the actor must exist. ``log_path``: the file the actor appends every proposal and record to
+    (``CurriculumService``). Needs a running Ray (``ray.init``), as every verl worker has.
     """
     require_extra("verl", "shared_curriculum", modules=("ray",))
     import ray
@@ -155,6 +157,8 @@ def shared_curriculum(
     service_kwargs: dict[str, Any] = {"group_size": group_size, "seed": seed}
     if max_open_groups is not None:
         service_kwargs["max_open_groups"] = max_open_groups
+    if log_path is not None:
+        service_kwargs["log_path"] = log_path
     actor = ray.remote(num_cpus=0)(CurriculumHost)
     handle = actor.options(name=name, namespace=namespace, get_if_exists=True).remote(
         env_id, dict(env_kwargs or {}), service_kwargs, checkpoint_path

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
@@ -40,6 +40,8 @@ from genenv_gym.task import Task
 DEFAULT_MAX_OPEN_GROUPS = 4096
 #: Proposals remembered for their conditioning context (only bounds memory: records carry their task).
 MAX_REMEMBERED = 8192
+#: Log events kept in memory (all of them go to ``log_path`` when one is given).
+MAX_LOG_IN_MEMORY = 100_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class CurriculumService:
         group_size: the group size a record declares when it names none (GRPO's n).
         seed: the first proposal seed.
         max_open_groups: open groups kept at most.
+        log_path: a JSON Lines file every log event is appended to (the whole run's arrival order, for
+            ``replay``); the last ``MAX_LOG_IN_MEMORY`` events are kept in memory either way.
         owner: closed by ``close`` (the env the simulator and tracker came from), if any.
     """
 
@@ -72,6 +76,7 @@ class CurriculumService:
         group_size: int = 1,
         seed: int = 0,
         max_open_groups: int = DEFAULT_MAX_OPEN_GROUPS,
+        log_path: str | None = None,
         owner: Any = None,
     ) -> None:
         if group_size < 1:
@@ -89,7 +94,9 @@ class CurriculumService:
         self._proposals = 0
         self._completed = 0
         self._step = StepDiagnostics()
-        self._log: list[dict[str, Any]] = []
+        self._log: deque[dict[str, Any]] = deque(maxlen=MAX_LOG_IN_MEMORY)
+        self._logged = 0
+        self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
         #: the simulator's update statistics, one per completed group
         self.updates: list[dict[str, float]] = []
 
@@ -126,8 +133,16 @@ class CurriculumService:
                 out.append(Proposal(proposal_id, task, first + offset))
             if seed is None:
                 self._next_seed += n
-            self._log.append({"event": "propose", "n": n, "seed": seed, "ids": [p.proposal_id for p in out]})
+            self._append({"event": "propose", "n": n, "seed": seed, "ids": [p.proposal_id for p in out]})
             return out
+
+    def _append(self, event: dict[str, Any]) -> None:
+        event["seq"] = self._logged
+        self._logged += 1
+        self._log.append(event)
+        if self._log_file is not None:
+            self._log_file.write(json.dumps(event) + "\n")
+            self._log_file.flush()
 
     def _remember(self, key: str, context: SkillEstimate) -> None:
         self._remembered[key] = context
@@ -178,18 +193,17 @@ class CurriculumService:
         key = proposal_id or task.id
         size = int(group_size or self.group_size)
         level = min(int(task.level), self.tracker.num_levels - 1)
-        self._log.append(
-            {
-                "event": "record",
-                "seq": len(self._log),
-                "key": key,
-                "task": task.to_json(),
-                "success": success,
-                "group_size": size,
-                "validation": validation,
-                "recorder": recorder,
-            }
-        )
+        event = {
+            "event": "record",
+            "key": key,
+            "success": success,
+            "group_size": size,
+            "validation": validation,
+            "recorder": recorder,
+        }
+        if key not in self._remembered:  # not a proposal of this service: replay needs the task itself
+            event["task"] = task.to_json()
+        self._append(event)
         self._step.add_record(level, success, validation)
         if validation:
             return None
@@ -227,9 +241,10 @@ class CurriculumService:
             return state
 
     def log(self, start: int = 0) -> list[dict[str, Any]]:
-        """The proposals and records from the ``start``-th on, in the order they arrived."""
+        """The proposals and records from the ``start``-th (their ``seq``) on, in the order they arrived
+        (the last ``MAX_LOG_IN_MEMORY``; the whole run's are in ``log_path``)."""
         with self._lock:
-            return [dict(e) for e in self._log[start:]]
+            return [dict(e) for e in self._log if e["seq"] >= start]
 
     # -- checkpoint ---------------------------------------------------------------------------------------
     def checkpoint(self) -> dict[str, Any]:
@@ -264,9 +279,12 @@ class CurriculumService:
             self._proposals = int(state["proposals"])
             self._completed = int(state["groups_completed"])
             self._step = StepDiagnostics()
-            self._log = []
+            self._log.clear()
 
     def close(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
         if self._owner is not None:
             self._owner.close()
             self._owner = None
@@ -276,6 +294,7 @@ def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list
     """Play ``log`` (``CurriculumService.log``) into ``service``: the same proposals, then the same records
     in the same order. Returns the proposals; raises ValueError where one differs from the log's."""
     proposals: list[Proposal] = []
+    by_id: dict[str, Task] = {}
     for event in log:
         if event["event"] == "propose":
             made = service.propose(event["n"], event["seed"])
@@ -284,9 +303,11 @@ def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list
                     f"replay diverged: proposed {[p.proposal_id for p in made]}, log has {event['ids']}"
                 )
             proposals += made
+            by_id.update((key, p.task) for p in made for key in (p.proposal_id, p.task.id))
         else:
+            task = Task.from_json(event["task"]) if "task" in event else by_id[event["key"]]
             service.record(
-                Task.from_json(event["task"]),
+                task,
                 event["success"],
                 proposal_id=event["key"],
                 group_size=event["group_size"],

@@ -22,7 +22,8 @@ Once per step (at the first row of the next batch) the curriculum's diagnostics 
 
 Settings (``+data.genenv_curriculum.<key>=...``): ``name`` (default ``genenv-curriculum:<env id>``),
 ``seed`` (first proposal seed, default ``data.seed`` or 0), ``max_open_groups``, ``checkpoint_path`` (the
-actor's own checkpoint file, for an actor that dies between verl checkpoints), ``metrics_path``.
+actor's own checkpoint file, for an actor that dies between verl checkpoints), ``log_path`` (the arrival
+log of every proposal and record, for ``replay``), ``metrics_path``.
 
 Imports verl and ray (the 'verl' extra).
 """
@@ -99,6 +100,7 @@ class GenEnvLiveDataset(RLHFDataset):
                 seed=self.proposal_seed,
                 max_open_groups=s.get("max_open_groups"),
                 checkpoint_path=s.get("checkpoint_path"),
+                log_path=s.get("log_path"),
             )
         return self.curricula[env_id]
 
