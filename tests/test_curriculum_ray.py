@@ -53,6 +53,20 @@ def recorder(name: str, proposals: list, index: int) -> int:
     return len(mine)
 
 
+@ray.remote(num_cpus=0)
+def stream_reader(name: str, count: int) -> list[str]:
+    """A TRL rank reading the stream: the proposal at each position."""
+    curriculum = shared_curriculum(name)
+    return [curriculum.propose_at(i, 100 + i).proposal_id for i in range(count)]
+
+
+def test_ranks_in_other_processes_read_one_stream() -> None:
+    creator = shared_curriculum("stream", ENV_ID, group_size=N)  # its handle keeps the actor alive
+    streams = ray.get([stream_reader.remote("stream", 6) for _ in range(3)])
+    assert streams[0] == streams[1] == streams[2] and len(set(streams[0])) == 6
+    assert creator.state()["proposals"] == 6
+
+
 def test_concurrent_recorders_give_what_one_process_fed_the_logged_order_gives() -> None:
     curriculum = shared_curriculum("equality", ENV_ID, group_size=N, seed=11)
     assert shared_curriculum("equality", ENV_ID).describe() == curriculum.describe()  # get, not create

@@ -24,7 +24,7 @@ from genenv_gym.task import Task
 
 #: The service methods a client may call on the actor.
 METHODS = frozenset(
-    {"propose", "record", "record_group", "end_step", "state", "log", "checkpoint", "restore"}
+    {"propose", "propose_at", "record", "record_group", "end_step", "state", "log", "checkpoint", "restore"}
 )
 
 
@@ -71,6 +71,9 @@ class RayCurriculum:
 
     def propose(self, n: int = 1, seed: int | None = None) -> list[Proposal]:
         return self._call("propose", n, seed)
+
+    def propose_at(self, index: int, seed: int) -> Proposal:
+        return self._call("propose_at", index, seed)
 
     def record(
         self,
@@ -145,7 +148,9 @@ def shared_curriculum(
 ) -> RayCurriculum:
     """The curriculum actor named ``name``: the running one, else a new one for ``env_id`` (a simulator id).
 
-    Only the creator's arguments count: a caller that finds the actor running gets it as it is. Without
+    Only the creator's arguments count: a caller that finds the actor running gets it as it is. The actor
+    lives while a handle to it does (Ray's reference counting; not detached, so a later run on the same
+    cluster never finds a stale curriculum): the creator keeps its client for the run. Without
     ``env_id`` the actor must exist. ``log_path``: the file the actor appends every proposal and record to
     (``CurriculumService``). Needs a running Ray (``ray.init``), as every verl worker has.
     """

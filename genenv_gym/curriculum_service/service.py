@@ -7,7 +7,9 @@ actor: ``ray_actor``). Its interface:
 - ``propose(n)``: ``n`` tasks the simulator proposes now, at the tracker's current estimate, each with a
   proposal id (the key its group is counted by) and the seed it was drawn with. Seeds follow one counter
   from the service's ``seed``, so a service's proposals are a function of its seed and of the sequence of
-  records before each proposal.
+  records before each proposal. ``propose_at(index, seed)``: the proposal at position ``index`` of a
+  stream that several processes read (TRL's ranks each read the whole stream and keep their slice): made
+  when the first reader asks, the same proposal for every later one.
 - ``record(task, success, proposal_id=..., group_size=..., validation=...)``: one finished episode. The
   tracker sees it; its group (keyed by the proposal id, else the task id) closes at its declared size,
   across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
@@ -90,6 +92,7 @@ class CurriculumService:
         self._lock = threading.Lock()
         self._groups = GroupTable(max_open_groups)
         self._remembered: OrderedDict[str, SkillEstimate] = OrderedDict()
+        self._at: OrderedDict[int, Proposal] = OrderedDict()
         self._next_seed = seed
         self._proposals = 0
         self._completed = 0
@@ -135,6 +138,27 @@ class CurriculumService:
                 self._next_seed += n
             self._append({"event": "propose", "n": n, "seed": seed, "ids": [p.proposal_id for p in out]})
             return out
+
+    def propose_at(self, index: int, seed: int) -> Proposal:
+        """The proposal at stream position ``index``: drawn with ``seed`` when first asked for, the same one
+        for every later caller (while it is among the last ``MAX_REMEMBERED`` positions asked for)."""
+        with self._lock:
+            made = self._at.get(index)
+            if made is not None:
+                return made
+            context = self.tracker.estimate()
+            task = self.simulator.propose(1, context, np.random.default_rng(int(seed)))[0]
+            made = Proposal(f"{self._proposals}:{task.id}", task, int(seed))
+            self._proposals += 1
+            self._remember(made.proposal_id, context)
+            self._remember(task.id, context)
+            self._at[index] = made
+            while len(self._at) > MAX_REMEMBERED:
+                self._at.popitem(last=False)
+            self._append(
+                {"event": "propose", "n": 1, "seed": int(seed), "ids": [made.proposal_id], "index": index}
+            )
+            return made
 
     def _append(self, event: dict[str, Any]) -> None:
         event["seq"] = self._logged
@@ -297,7 +321,10 @@ def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list
     by_id: dict[str, Task] = {}
     for event in log:
         if event["event"] == "propose":
-            made = service.propose(event["n"], event["seed"])
+            if "index" in event:
+                made = [service.propose_at(event["index"], event["seed"])]
+            else:
+                made = service.propose(event["n"], event["seed"])
             if [p.proposal_id for p in made] != list(event["ids"]):
                 raise ValueError(
                     f"replay diverged: proposed {[p.proposal_id for p in made]}, log has {event['ids']}"

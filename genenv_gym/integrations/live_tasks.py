@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.domain import Episode, SingleTurnEpisode
@@ -110,10 +111,14 @@ class LiveTasks:
         return {**row, "proposal_id": proposal.proposal_id}
 
     def row_stream(self, seed: int = 0) -> Iterator[dict[str, Any]]:
-        """Endless rows from the live curriculum, each proposed when the trainer asks for it."""
+        """Endless rows from the live curriculum, each proposed when the trainer asks for it. The row at a
+        position is the curriculum's proposal for that position (``propose_at``), so processes that read
+        one stream from a shared curriculum (TRL's ranks) read the same rows."""
         index = 0
         while True:
-            yield self.propose_row(seed + index)
+            proposal = self.curriculum.propose_at(index, seed + index)
+            row = self._row(proposal.task, self._layout([proposal.task])[0], seed + index)
+            yield {**row, "proposal_id": proposal.proposal_id}
             index += 1
 
     def _layout(self, tasks: list[Task]) -> list[dict[str, Any]]:
@@ -146,7 +151,11 @@ class LiveTasks:
 
     def multi_turn(self) -> bool:
         """Whether the env's episodes take more than one action (read from one of its episodes)."""
-        task = self.tasks[0] if self.tasks else self.task_for(self.propose_row(0))
+        # a simulator id's task from this env's own simulator: asking the curriculum would count a proposal
+        sample = self.tasks or self.base.simulator.propose(
+            1, self.base.tracker.estimate(), np.random.default_rng(0)
+        )
+        task = sample[0]
         episode = self.start(task)
         episode.close()
         return not isinstance(episode, SingleTurnEpisode)

@@ -236,6 +236,7 @@ def trl_environment(
     seed: int = 0,
     max_turns: int | None = None,
     max_reply_tokens: int | None = None,
+    curriculum: Any = None,
 ) -> TRLSetup:
     """The dataset, rollout function and reward function that train on ``env_id`` with GRPOTrainer.
 
@@ -250,11 +251,14 @@ def trl_environment(
         max_reply_tokens: the most tokens of one reply (a reply that reaches it is played as it stands and
             the episode goes on, as ``genenv eval``'s ``max_new_tokens``; None: what is left of
             ``max_completion_length``).
+        curriculum: a simulator id's curriculum (``shared_curriculum(name, env_id)``: one for every process
+            of a multi-process run, which then reads the same rows and records into one curriculum; None:
+            this process's own).
     """
     require_extra("trl", "trl_environment")
     import datasets
 
-    tasks = LiveTasks(env_id, num_generations, env_kwargs)
+    tasks = LiveTasks(env_id, num_generations, env_kwargs, curriculum=curriculum)
     if tasks.simulated:
         dataset = datasets.IterableDataset.from_generator(_stream, gen_kwargs={"tasks": tasks, "seed": seed})
     else:
