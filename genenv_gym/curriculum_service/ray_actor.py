@@ -4,16 +4,17 @@ one ``CurriculumService``, wherever Ray placed it.
 ``shared_curriculum(name, env_id, ...)`` gets the actor of that name, or creates it (Ray's get-if-exists, so
 workers racing to create it get one actor). The ``RayCurriculum`` it returns has the service's interface;
 each call is one actor call, and the actor runs one call at a time, so its log is the order in which the
-workers' records arrived. With ``checkpoint_path`` the actor writes each ``checkpoint`` there and a new
-actor of that name starts from the file (a dead actor's successor loses only what came after it).
+workers' records arrived. With ``checkpoint_path`` the actor writes each ``checkpoint`` there (a pickle, as
+verl's own ``data.pt``: point it only at a file the run itself writes) and a new actor of that name starts
+from the file (a dead actor's successor loses only what came after it).
 
 Imports ray (the 'verl' extra installs it).
 """
 
 from __future__ import annotations
 
-import json
 import os
+import pickle
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,15 +43,15 @@ class CurriculumHost:
         self.env_id = env_id
         self.checkpoint_path = checkpoint_path
         if checkpoint_path and os.path.exists(checkpoint_path):
-            with open(checkpoint_path, encoding="utf-8") as handle:
-                self.service.restore(json.load(handle))
+            with open(checkpoint_path, "rb") as handle:  # the actor's own file (a pickle, as verl's data.pt)
+                self.service.restore(pickle.load(handle))
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if method not in METHODS:
             raise ValueError(f"{method!r} is not a curriculum service method ({sorted(METHODS)})")
         out = getattr(self.service, method)(*args, **kwargs)
         if method == "checkpoint" and self.checkpoint_path:
-            write_atomically(self.checkpoint_path, json.dumps(out).encode())
+            write_atomically(self.checkpoint_path, pickle.dumps(out))
         return out
 
     def describe(self) -> dict[str, Any]:

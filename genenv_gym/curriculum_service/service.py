@@ -260,7 +260,11 @@ class CurriculumService:
                 "open_groups": len(self._groups),
                 "dropped_groups": self._groups.dropped,
             }
-            if hasattr(self.simulator, "state_dict"):
+            if hasattr(
+                self.simulator, "state"
+            ):  # the LLM simulator's statistics (its state_dict holds records)
+                state["simulator"] = self.simulator.state()
+            elif hasattr(self.simulator, "state_dict"):
                 state["simulator"] = self.simulator.state_dict()
             return state
 
@@ -272,7 +276,8 @@ class CurriculumService:
 
     # -- checkpoint ---------------------------------------------------------------------------------------
     def checkpoint(self) -> dict[str, Any]:
-        """Everything ``restore`` needs to go on as this service would (a pickle-free, JSON-able dict)."""
+        """Everything ``restore`` needs to go on as this service would (JSON-able with the procedural
+        simulator; the LLM simulator's part holds its pending records, picklable)."""
         with self._lock:
             stats = getattr(self.simulator, "stats", None)
             return {
