@@ -251,3 +251,29 @@ def test_the_live_dataset_refuses_one_table_for_train_and_validation(tmp_path) -
     config = verl_data_config("t.parquet", "t.parquet", tmp_path, "unused")
     with pytest.raises(ValueError, match=r"give data\.val_files a table of its own"):
         GenEnvLiveDataset("t.parquet", build_tokenizer(), config)
+
+
+def test_verl_batch_split_completes_every_group_only_with_one_curriculum() -> None:
+    """The issue's case with verl's own batch code: 6 prompts x n = 8 split over verl's default 8 agent-loop
+    workers. A curriculum per worker (the table read as it stands) completes no group; the shared one all."""
+    require("verl.protocol", "see docs/trainers.md")
+    import numpy as np
+    from verl.protocol import DataProto
+
+    prompts, n, workers = 6, 8, 8
+    shared = CurriculumService.for_env(ENV_ID, group_size=n)
+    own = [CurriculumService.for_env(ENV_ID, group_size=n) for _ in range(workers)]
+    proposals = {p.proposal_id: p for p in shared.propose(prompts)}
+    batch = DataProto.from_single_dict({"proposal_id": np.array(list(proposals), dtype=object)})
+    chunks = batch.repeat(repeat_times=n, interleave=True).chunk(
+        workers
+    )  # as RayPPOTrainer, AgentLoopManager
+    for worker, chunk in enumerate(chunks):
+        for position, key in enumerate(chunk.non_tensor_batch["proposal_id"]):
+            task, success = proposals[key].task, outcome(proposals[key].task, worker * 10 + position)
+            own[worker].record(task, success, proposal_id=key)
+            shared.record(task, success, proposal_id=key, recorder=f"w{worker}")
+    assert sum(s.state()["groups_completed"] for s in own) == 0
+    assert shared.state()["groups_completed"] == prompts
+    for service in (shared, *own):
+        service.close()
