@@ -172,3 +172,26 @@ def test_live_tasks_rows_carry_their_proposal_and_record_into_the_curriculum() -
     replay(fresh, tasks.curriculum.log())
     assert fresh.state() == tasks.curriculum.state()
     tasks.close()
+
+
+def test_the_llm_simulator_runs_behind_the_service_and_survives_a_checkpoint() -> None:
+    import pickle
+
+    from test_llm_simulator import GOOD
+
+    from genenv_gym.agents.backends import ScriptedBackend
+
+    kwargs = {
+        "simulator": "llm",
+        "simulator_kwargs": {"backend": ScriptedBackend(GOOD), "seeds": [], "batch_size": 4, "offtask": None},
+    }
+    service = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N)
+    proposal = service.propose(1)[0]
+    assert proposal.task.provenance == "llm:scripted"
+    stats = service.record_group(proposal.task, [True] * N, proposal_id=proposal.proposal_id)
+    assert stats["matched"] == 1.0 and service.state()["simulator"]["stats"]["outcomes"] >= 1
+    restored = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N)
+    restored.restore(pickle.loads(pickle.dumps(service.checkpoint())))
+    assert restored.state() == service.state()
+    service.close()
+    restored.close()
