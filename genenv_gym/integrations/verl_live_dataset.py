@@ -86,12 +86,14 @@ class GenEnvLiveDataset(RLHFDataset):
         self.proposal_seed = int(self.settings.get("seed", config.get("seed", None) or 0))
         self.batch_size = int(config.get("gen_batch_size", None) or config.get("train_batch_size", 1) or 1)
         self.curricula: dict[str, RayCurriculum] = {}
+        self._domain_kwargs: dict[str, dict[str, Any]] = {}
         self.served = 0
         super().__init__(data_files, tokenizer, config, processor, max_samples)
 
     def curriculum(self, env_id: str, domain_kwargs: Mapping[str, Any] | None = None) -> RayCurriculum:
         """The shared curriculum of ``env_id`` (the running actor of its name, else a new one)."""
         if env_id not in self.curricula:
+            self._domain_kwargs[env_id] = dict(domain_kwargs or {})
             s = self.settings
             self.curricula[env_id] = shared_curriculum(
                 str(s.get("name") or f"genenv-curriculum:{env_id}"),
@@ -153,10 +155,15 @@ class GenEnvLiveDataset(RLHFDataset):
 
     # -- verl's checkpoint (the StatefulDataLoader saves a dataset's state with its own) --------------------
     def state_dict(self) -> dict[str, Any]:
-        """Each shared curriculum's checkpoint, and how many rows were served."""
-        return {"served": self.served, "curricula": {k: c.checkpoint() for k, c in self.curricula.items()}}
+        """Each shared curriculum's checkpoint (and the domain arguments it was made with), and how many
+        rows were served."""
+        curricula = {
+            env_id: {"domain_kwargs": self._domain_kwargs[env_id], "checkpoint": c.checkpoint()}
+            for env_id, c in self.curricula.items()
+        }
+        return {"served": self.served, "curricula": curricula}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         self.served = int(state.get("served", 0))
-        for env_id, checkpoint in dict(state.get("curricula") or {}).items():
-            self.curriculum(env_id).restore(checkpoint)
+        for env_id, saved in dict(state.get("curricula") or {}).items():
+            self.curriculum(env_id, saved["domain_kwargs"]).restore(saved["checkpoint"])
