@@ -104,6 +104,11 @@ def test_an_actor_that_dies_is_restored_from_its_last_checkpoint(tmp_path) -> No
     fresh.restore(saved)
     assert fresh.state() == before
     fresh.close()
+    # a process that dies (not killed for good) is restarted by Ray from the file, behind the same handle
+    successor.checkpoint()
+    kept, pid = successor.state(), successor.describe()["pid"]
+    ray.kill(successor.handle, no_restart=False)
+    assert successor.state() == kept and successor.describe()["pid"] != pid
 
 
 def test_only_service_methods_reach_the_actor() -> None:

@@ -145,6 +145,7 @@ def shared_curriculum(
     max_open_groups: int | None = None,
     checkpoint_path: str | None = None,
     log_path: str | None = None,
+    max_restarts: int = 3,
     namespace: str | None = None,
 ) -> RayCurriculum:
     """The curriculum actor named ``name``: the running one, else a new one for ``env_id`` (a simulator id).
@@ -153,7 +154,10 @@ def shared_curriculum(
     lives while a handle to it does (Ray's reference counting; not detached, so a later run on the same
     cluster never finds a stale curriculum): the creator keeps its client for the run. Without
     ``env_id`` the actor must exist. ``log_path``: the file the actor appends every proposal and record to
-    (``CurriculumService``). Needs a running Ray (``ray.init``), as every verl worker has.
+    (``CurriculumService``). An actor whose process dies is restarted by Ray (up to ``max_restarts``
+    times) from ``checkpoint_path``, behind the same handles, and the calls in flight are retried once
+    (at least once: a record the dead actor had applied but not answered counts twice). Needs a running
+    Ray (``ray.init``), as every verl worker has.
     """
     require_extra("verl", "shared_curriculum", modules=("ray",))
     import ray
@@ -166,7 +170,8 @@ def shared_curriculum(
     if log_path is not None:
         service_kwargs["log_path"] = log_path
     actor = ray.remote(num_cpus=0)(CurriculumHost)
-    handle = actor.options(name=name, namespace=namespace, get_if_exists=True).remote(
+    options = {"max_restarts": max_restarts, "max_task_retries": 1 if max_restarts else 0}
+    handle = actor.options(name=name, namespace=namespace, get_if_exists=True, **options).remote(
         env_id, dict(env_kwargs or {}), service_kwargs, checkpoint_path
     )
     return RayCurriculum(handle, name)
