@@ -155,9 +155,9 @@ def shared_curriculum(
     cluster never finds a stale curriculum): the creator keeps its client for the run. Without
     ``env_id`` the actor must exist. ``log_path``: the file the actor appends every proposal and record to
     (``CurriculumService``). An actor whose process dies is restarted by Ray (up to ``max_restarts``
-    times) from ``checkpoint_path``, behind the same handles, and the calls in flight are retried once
-    (at least once: a record the dead actor had applied but not answered counts twice). Needs a running
-    Ray (``ray.init``), as every verl worker has.
+    times) from ``checkpoint_path`` (afresh without one), behind the same handles; calls in flight are
+    retried once (at least once: a record the dead actor had applied but not answered counts twice).
+    Needs a running Ray (``ray.init``), as every verl worker has.
     """
     require_extra("verl", "shared_curriculum", modules=("ray",))
     import ray
