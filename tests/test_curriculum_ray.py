@@ -220,6 +220,7 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
         bounds = [0, 3, 6, 8]  # 8 rollouts over 3 workers: each group straddles two workers
         chunks = zip(workers, bounds, bounds[1:], strict=False)
         results([call(w, rows[a:b], scripts[a:b], n) for w, a, b in chunks])
+        data.on_batch_end(batch=None)  # as RayPPOTrainer.fit does after each step
     curriculum = shared_curriculum(name)
     state = curriculum.state()
     assert state["groups_completed"] == 4 and state["open_groups"] == 0 and state["proposals"] == 4
@@ -229,11 +230,10 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
     assert val_row["extra_info"]["genenv_validation"] and "proposal_id" not in val_row["extra_info"]
     results([call(workers[0], [val_row], [list(WRONG_SCRIPT)], 1)])
     assert curriculum.state() == state
-    # the first row of step 2 wrote step 1's diagnostics where our metrics go
+    # each step's diagnostics went where our metrics go
     lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
-    assert (
-        lines[0]["step"] == 1 and lines[0]["curriculum/groups"] == 2.0 and lines[0]["curriculum/records"] == 8
-    )
+    steps = [(x["step"], x["curriculum/groups"], x["curriculum/records"]) for x in lines]
+    assert steps == [(1, 2, 8), (2, 2, 8)]
     # one process fed the actor's logged order holds the same curriculum
     one_process = CurriculumService.for_env(ENV_ID, group_size=1, seed=0)
     replay(one_process, curriculum.log())
@@ -244,7 +244,7 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
     ray.kill(curriculum.handle)
     restored = GenEnvLiveDataset(train, tokenizer, config)
     restored.load_state_dict(saved)
-    assert shared_curriculum(name).state() == state and restored.served == data.served
+    assert shared_curriculum(name).state() == state and restored.steps == data.steps == 2
     local.close()
 
 

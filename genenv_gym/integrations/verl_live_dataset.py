@@ -16,8 +16,9 @@ and ``genenv_curriculum``: the actor's name, from which the agent loop records e
 curriculum, its group counted by the proposal id at ``rollout.n``). Rows of the validation table are marked
 ``genenv_validation``: their rollouts are logged by the curriculum and change nothing.
 
-Once per step (at the first row of the next batch) the curriculum's diagnostics of the step just played
-(``CurriculumService.end_step``) are appended to ``genenv_curriculum.metrics_path`` as one JSON line; verl
+After each training step verl calls the train dataset's ``on_batch_end`` (its experimental hook, after
+the step's metrics are logged and on every step but the last): the curriculum's diagnostics of that step
+(``CurriculumService.end_step``) are appended to ``genenv_curriculum.metrics_path`` as one JSON line. verl
 0.9.1 gives a dataset or an agent loop no way into its own metric logger.
 
 Settings (``+data.genenv_curriculum.<key>=...``): ``name`` (default ``genenv-curriculum:<env id>``),
@@ -84,10 +85,10 @@ class GenEnvLiveDataset(RLHFDataset):
         settings = config.get(CURRICULUM_KEY, None) or {}
         self.settings: dict[str, Any] = {k: settings[k] for k in settings}
         self.proposal_seed = int(self.settings.get("seed", config.get("seed", None) or 0))
-        self.batch_size = int(config.get("gen_batch_size", None) or config.get("train_batch_size", 1) or 1)
         self.curricula: dict[str, RayCurriculum] = {}
         self._domain_kwargs: dict[str, dict[str, Any]] = {}
-        self.served = 0
+        #: training steps ended (``on_batch_end`` calls)
+        self.steps = 0
         super().__init__(data_files, tokenizer, config, processor, max_samples)
 
     def curriculum(self, env_id: str, domain_kwargs: Mapping[str, Any] | None = None) -> RayCurriculum:
@@ -128,9 +129,6 @@ class GenEnvLiveDataset(RLHFDataset):
         raw = extra.get("domain_kwargs") or {}
         domain_kwargs = json.loads(raw) if isinstance(raw, str) else dict(raw)
         curriculum = self.curriculum(env_id, domain_kwargs)
-        if self.served and self.served % self.batch_size == 0:
-            self._write_diagnostics(curriculum.end_step(), env_id)
-        self.served += 1
         proposal = curriculum.propose(1)[0]
         fresh = rows_for([proposal.task], "verl", env_id, extra.get("split", "train"), domain_kwargs or None)[
             0
@@ -146,24 +144,27 @@ class GenEnvLiveDataset(RLHFDataset):
         row["raw_prompt"] = self._build_messages(dict(row), key=self.prompt_key)
         return row
 
-    def _write_diagnostics(self, report: Mapping[str, float], env_id: str) -> None:
+    def on_batch_end(self, batch: Any = None) -> None:
+        """verl's end-of-step hook: each curriculum's diagnostics of the step, one JSON line each."""
+        self.steps += 1
         path = self.settings.get("metrics_path")
-        if path:
-            line = {"step": self.served // self.batch_size, "env_id": env_id, **report}
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(line) + "\n")
+        for env_id, curriculum in self.curricula.items():
+            line = json.dumps({"step": self.steps, "env_id": env_id, **curriculum.end_step()})
+            if path:
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(line + "\n")
 
     # -- verl's checkpoint (the StatefulDataLoader saves a dataset's state with its own) --------------------
     def state_dict(self) -> dict[str, Any]:
-        """Each shared curriculum's checkpoint (and the domain arguments it was made with), and how many
-        rows were served."""
+        """Each shared curriculum's checkpoint (and the domain arguments it was made with), and the steps
+        ended."""
         curricula = {
             env_id: {"domain_kwargs": self._domain_kwargs[env_id], "checkpoint": c.checkpoint()}
             for env_id, c in self.curricula.items()
         }
-        return {"served": self.served, "curricula": curricula}
+        return {"steps": self.steps, "curricula": curricula}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        self.served = int(state.get("served", 0))
+        self.steps = int(state.get("steps", 0))
         for env_id, saved in dict(state.get("curricula") or {}).items():
             self.curriculum(env_id, saved["domain_kwargs"]).restore(saved["checkpoint"])
