@@ -33,7 +33,8 @@ trainer goes. TRL's rollout function receives only the prompts, so each prompt's
 row's pin (``genenv_row``, a JSON string that chat templates never read). Rollouts played while the model
 is in eval mode (TRL's evaluation) are validation rollouts: the curriculum logs them and learns nothing.
 After each training batch the curriculum's diagnostics (``curriculum/signal_share``, ...) go into
-GRPOTrainer's own metrics, logged with its others.
+GRPOTrainer's own metrics, logged with its others (by the main process only: with a shared curriculum,
+records of other ranks still in flight then count in the next step).
 
 Imports ``datasets`` (TRL's dependency) when a dataset is built.
 """
@@ -133,7 +134,8 @@ class GenEnvRollouts:
             for pin in pins
         ]
         self.records = play(rollouts, lambda ids, n: _generate(trainer, ids, n))
-        if self.tasks.simulated:
+        main = getattr(getattr(trainer, "accelerator", None), "is_main_process", True)
+        if self.tasks.simulated and main:  # one process ends a shared curriculum's step
             self.diagnostics = self.tasks.curriculum.end_step()
             metrics = getattr(trainer, "_metrics", None)  # what GRPOTrainer logs at its next logging step
             if isinstance(metrics, dict) and not validation:
