@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from trainer_episodes import require
 
 require("trl", "pip install 'genenv-gym[trl]'")
@@ -67,3 +68,37 @@ def batches_at(step: int, service: CurriculumService) -> list[dict]:
     proposals = [e for e in service.log() if e["event"] == "propose" and "index" in e]
     ids = [e["ids"][0] for e in proposals[step * PROMPTS : (step + 1) * PROMPTS]]
     return [{"proposal_id": i} for i in ids for _ in range(GROUP)]
+
+
+@pytest.mark.slow
+def test_two_grpo_trainer_processes_share_one_curriculum(tmp_path) -> None:
+    """GRPOTrainer in two CPU processes (torchrun, gloo), each group of 4 split 2 + 2 over the ranks: both
+    play the same proposal in each step, and the Ray actor closes each group once."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    require("ray", "pip install 'genenv-gym[verl]'")
+    import ray
+
+    tests = Path(__file__).parent
+    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        env = {
+            **os.environ,
+            "OMP_NUM_THREADS": "1",
+            "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests)]),
+        }
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
+        cmd += [str(tests / "trl_ranks_worker.py"), str(tmp_path), context.address_info["gcs_address"]]
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=400)
+        assert done.returncode == 0, done.stderr[-3000:]
+        ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+        steps = [[set(batch) for batch in rank["played"]] for rank in ranks]
+        assert steps[0] == steps[1] and all(len(ids) == 1 for ids in steps[0])  # one proposal per step
+        # each group closed once, on whichever rank recorded its last rollout (a curriculum per rank: none)
+        assert len(ranks[0]["updates"]) + len(ranks[1]["updates"]) == 2
+    finally:
+        ray.shutdown()

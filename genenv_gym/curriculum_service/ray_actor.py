@@ -23,6 +23,10 @@ from genenv_gym.curriculum_service.service import CurriculumService, Proposal
 from genenv_gym.extras import require_extra
 from genenv_gym.task import Task
 
+#: The Ray namespace of the curriculum actors: one for every job, so that separate drivers (TRL's ranks, each
+#: its own Ray job) find one actor by name (a job's default namespace is its own).
+NAMESPACE = "genenv"
+
 #: The service methods a client may call on the actor.
 METHODS = frozenset(
     {"propose", "propose_at", "record", "record_group", "end_step", "state", "log", "checkpoint", "restore"}
@@ -146,13 +150,14 @@ def shared_curriculum(
     checkpoint_path: str | None = None,
     log_path: str | None = None,
     max_restarts: int = 3,
-    namespace: str | None = None,
+    namespace: str = NAMESPACE,
 ) -> RayCurriculum:
     """The curriculum actor named ``name``: the running one, else a new one for ``env_id`` (a simulator id).
 
     Only the creator's arguments count: a caller that finds the actor running gets it as it is. The actor
     lives while a handle to it does (Ray's reference counting; not detached, so a later run on the same
-    cluster never finds a stale curriculum): the creator keeps its client for the run. Without
+    cluster never finds a stale curriculum): the creator keeps its client for the run. Names live in one
+    namespace (``NAMESPACE``) for every job: give each run its own name where runs share a cluster. Without
     ``env_id`` the actor must exist. ``log_path``: the file the actor appends every proposal and record to
     (``CurriculumService``). An actor whose process dies is restarted by Ray (up to ``max_restarts``
     times) from ``checkpoint_path`` (afresh without one), behind the same handles; calls in flight are
