@@ -209,7 +209,7 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
     for _ in range(2):
         batch = [data[i] for i in range(2)]  # the trainer reads one batch of 2 prompts
         extra = [row["extra_info"] for row in batch]
-        assert all(e["genenv_curriculum"] == name and e["proposal_id"] for e in extra)
+        assert all(e["genenv_curriculum"] == f"{name}:{ENV_ID}" and e["proposal_id"] for e in extra)
         tasks = [local.task_for({"task": row["reward_model"]["ground_truth"]}) for row in batch]
         assert [t.id for t in tasks] == [e["task_id"] for e in extra]
         # verl repeats each prompt n times (interleaved) and splits the batch over its workers in chunks
@@ -221,7 +221,7 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
         chunks = zip(workers, bounds, bounds[1:], strict=False)
         results([call(w, rows[a:b], scripts[a:b], n) for w, a, b in chunks])
         data.on_batch_end(batch=None)  # as RayPPOTrainer.fit does after each step
-    curriculum = shared_curriculum(name)
+    curriculum = shared_curriculum(f"{name}:{ENV_ID}")
     state = curriculum.state()
     assert state["groups_completed"] == 4 and state["open_groups"] == 0 and state["proposals"] == 4
     # a validation table is served as exported, and its rollouts change nothing
@@ -244,7 +244,7 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
     ray.kill(curriculum.handle)
     restored = GenEnvLiveDataset(train, tokenizer, config)
     restored.load_state_dict(saved)
-    assert shared_curriculum(name).state() == state and restored.steps == data.steps == 2
+    assert shared_curriculum(f"{name}:{ENV_ID}").state() == state and restored.steps == data.steps == 2
     local.close()
 
 

@@ -21,7 +21,8 @@ the step's metrics are logged and on every step but the last): the curriculum's 
 (``CurriculumService.end_step``) are appended to ``genenv_curriculum.metrics_path`` as one JSON line. verl
 0.9.1 gives a dataset or an agent loop no way into its own metric logger.
 
-Settings (``+data.genenv_curriculum.<key>=...``): ``name`` (default ``genenv-curriculum:<env id>``),
+Settings (``+data.genenv_curriculum.<key>=...``): ``name`` (the actor of an id is ``<name>:<env id>``,
+default name ``genenv-curriculum``; give each run its own where runs share a Ray cluster),
 ``seed`` (first proposal seed, default ``data.seed`` or 0), ``max_open_groups``, ``checkpoint_path`` (the
 actor's own checkpoint file, for an actor that dies between verl checkpoints), ``log_path`` (the arrival
 log of every proposal and record, for ``replay``), ``metrics_path``.
@@ -97,7 +98,7 @@ class GenEnvLiveDataset(RLHFDataset):
             self._domain_kwargs[env_id] = dict(domain_kwargs or {})
             s = self.settings
             self.curricula[env_id] = shared_curriculum(
-                str(s.get("name") or f"genenv-curriculum:{env_id}"),
+                f"{s.get('name') or 'genenv-curriculum'}:{env_id}",
                 env_id,
                 env_kwargs_with(env_id, domain_kwargs),
                 seed=self.proposal_seed,
@@ -130,9 +131,8 @@ class GenEnvLiveDataset(RLHFDataset):
         domain_kwargs = json.loads(raw) if isinstance(raw, str) else dict(raw)
         curriculum = self.curriculum(env_id, domain_kwargs)
         proposal = curriculum.propose(1)[0]
-        fresh = rows_for([proposal.task], "verl", env_id, extra.get("split", "train"), domain_kwargs or None)[
-            0
-        ]
+        split = extra.get("split", "train")
+        fresh = rows_for([proposal.task], "verl", env_id, split, domain_kwargs or None)[0]
         row["prompt"] = fresh["prompt"]
         row["reward_model"] = {**dict(row.get("reward_model") or {}), **fresh["reward_model"]}
         row["extra_info"] = {
