@@ -95,9 +95,13 @@ def test_grpo_two_steps_on_the_simulator_feeds_every_group_to_its_curriculum(tmp
     assert not setup.multi_turn
     model, tokenizer = build_tiny()
     reward = PlayedTasks(setup)
-    grpo(setup, model, tokenizer, tmp_path, reward)
+    trainer = grpo(setup, model, tokenizer, tmp_path, reward)
     assert_groups_play_one_task(reward.batches)
     assert all(turns == 1 for batch in reward.batches for _, turns, _ in batch)
+    # each step's curriculum diagnostics reach TRL's own log
+    logged = [h for h in trainer.state.log_history if "curriculum/groups" in h]
+    assert len(logged) == 2 and all(h["curriculum/groups"] == BATCH // GROUP for h in logged)
+    assert all(0.0 <= h["curriculum/signal_share"] <= 1.0 for h in logged)
     # every group of the two steps updated the simulator once, with its GROUP attempts
     assert len(setup.tasks.updates) == 2 * BATCH // GROUP
     assert all(update["outcomes"] == 1.0 for update in setup.tasks.updates)

@@ -38,9 +38,15 @@ ENDED = EnvAnswer([])
 class LiveEpisode:
     """``task`` played on ``tasks``' domain, one action at a time."""
 
-    def __init__(self, tasks: LiveTasks, task: Task) -> None:
+    def __init__(
+        self, tasks: LiveTasks, task: Task, proposal_id: str | None = None, validation: bool = False
+    ) -> None:
         self.tasks = tasks
         self.task = task
+        #: the curriculum's key of the episode's group (its row's proposal), and whether it is a validation
+        #: rollout (recorded apart; it changes nothing)
+        self.proposal_id = proposal_id
+        self.validation = validation
         self._runner = EpisodeRunner()
         self._runner.start(tasks.start(task))
         self.total_reward = 0.0
@@ -96,4 +102,4 @@ class LiveEpisode:
         self._runner.close()
         if not self.recorded:
             self.recorded = True
-            self.tasks.record(self.task, self.success)
+            self.tasks.record(self.task, self.success, self.proposal_id, self.validation)

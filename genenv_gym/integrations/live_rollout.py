@@ -103,6 +103,8 @@ class LiveRollout:
         backend: renders and tokenizes the chat (``TemplateBackend`` of the trainer's tokenizer).
         budget: the sequence's token limits.
         max_turns: the most replies (None: as many as the env and the budget allow).
+        proposal_id: the row's proposal (the curriculum counts its group by it).
+        validation: a validation rollout (the curriculum logs it apart and learns nothing from it).
     """
 
     def __init__(
@@ -112,9 +114,11 @@ class LiveRollout:
         backend: Backend,
         budget: TokenBudget,
         max_turns: int | None = None,
+        proposal_id: str | None = None,
+        validation: bool = False,
     ) -> None:
         start = time.perf_counter()
-        self.episode = LiveEpisode(tasks, task)
+        self.episode = LiveEpisode(tasks, task, proposal_id, validation)
         self.env_seconds = time.perf_counter() - start
         self.backend = backend
         self.budget = budget

@@ -4,8 +4,11 @@ A dataset row pins the task its rollouts play: a benchmark task by ``task_id``, 
 content (``task``, the Task JSON) and the ``seed`` it was proposed with. For a simulator id
 (``GenEnv-Sim-*``) the rows come from the env's live curriculum (``propose_row``: the simulator proposes at
 the agent's current skill), and every finished episode is reported back (``record``): the skill tracker
-sees each attempt, and once a task has been played ``group_size`` times (a GRPO group) the simulator is
-updated with the group's outcome, as ``SimulatorEnv`` does after its ``attempts``.
+sees each attempt, and once a proposal has been played ``group_size`` times (a GRPO group) the simulator is
+updated with the group's outcome, as ``SimulatorEnv`` does after its ``attempts``. Both go through the id's
+``curriculum`` (``genenv_gym.curriculum_service``): by default a ``CurriculumService`` of this env's own
+simulator and tracker, in this process; given a shared one (a named Ray actor), every process's rows are
+proposed by, and every process's episodes recorded into, that one curriculum.
 
 Every episode owns its state (``Domain.start_episode``; ALFWorld gives each open episode an engine of its
 own), so a trainer may hold any number open and step them in any order. A trainer that runs env work off
@@ -16,7 +19,6 @@ own caches across engines; a simulator's curriculum is one object).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -24,14 +26,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.domain import Episode, SingleTurnEpisode
 from genenv_gym.export.exporter import is_simulator, rows_for
-from genenv_gym.simulator import Outcome
-from genenv_gym.skill import SkillEstimate
 from genenv_gym.task import Task
-
-#: Generated tasks remembered for their rows (rows pin the task; this only bounds memory).
-_MAX_REMEMBERED = 4096
 
 
 def env_kwargs_with(env_id: str, domain_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -53,9 +51,18 @@ class LiveTasks:
         env_id: any registered genenv id.
         group_size: rollouts per task in one group (GRPO's ``num_generations``, verl's ``rollout.n``).
         env_kwargs: ``gymnasium.make`` arguments.
+        curriculum: the curriculum a simulator id proposes from and records into (anything with
+            ``CurriculumService``'s interface, e.g. ``ray_actor.shared_curriculum``); None: a service of
+            this env's own simulator and tracker.
     """
 
-    def __init__(self, env_id: str, group_size: int = 1, env_kwargs: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        group_size: int = 1,
+        env_kwargs: Mapping[str, Any] | None = None,
+        curriculum: Any = None,
+    ) -> None:
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
         self.env_id = env_id
@@ -66,8 +73,11 @@ class LiveTasks:
         self.simulated = is_simulator(self.env)
         tasks = getattr(self.base, "tasks", None) or []
         self._by_id: dict[str, Task] = {task.id: task for task in tasks}
-        self._generated: OrderedDict[str, tuple[Task, SkillEstimate | None]] = OrderedDict()
-        self._groups: dict[str, list[bool]] = {}
+        if curriculum is None and self.simulated:
+            curriculum = CurriculumService(
+                self.base.simulator, self.base.tracker, self.base.curriculum, group_size
+            )
+        self.curriculum = curriculum
         #: the simulator's update statistics, one per completed group (simulator ids)
         self.updates: list[dict[str, float]] = []
         self._executor: ThreadPoolExecutor | None = None
@@ -96,18 +106,19 @@ class LiveTasks:
         """A row holding a task the simulator proposes now, at the agent's current skill (simulator ids)."""
         if not self.simulated:
             raise ValueError(f"{self.env_id} serves fixed tasks: use rows()")
-        context = self.base.tracker.estimate()
-        task = self.base.simulator.propose(1, context, np.random.default_rng(seed))[0]
-        self._generated[task.id] = (task, context)
-        while len(self._generated) > _MAX_REMEMBERED:
-            self._generated.popitem(last=False)
-        return self._row(task, self._layout([task])[0], seed)
+        proposal = self.curriculum.propose(1, seed)[0]
+        row = self._row(proposal.task, self._layout([proposal.task])[0], seed)
+        return {**row, "proposal_id": proposal.proposal_id}
 
     def row_stream(self, seed: int = 0) -> Iterator[dict[str, Any]]:
-        """Endless rows from the live curriculum, each proposed when the trainer asks for it."""
+        """Endless rows from the live curriculum, each proposed when the trainer asks for it. The row at a
+        position is the curriculum's proposal for that position (``propose_at``), so processes that read
+        one stream from a shared curriculum (TRL's ranks) read the same rows."""
         index = 0
         while True:
-            yield self.propose_row(seed + index)
+            proposal = self.curriculum.propose_at(index, seed + index)
+            row = self._row(proposal.task, self._layout([proposal.task])[0], seed + index)
+            yield {**row, "proposal_id": proposal.proposal_id}
             index += 1
 
     def _layout(self, tasks: list[Task]) -> list[dict[str, Any]]:
@@ -140,26 +151,29 @@ class LiveTasks:
 
     def multi_turn(self) -> bool:
         """Whether the env's episodes take more than one action (read from one of its episodes)."""
-        task = self.tasks[0] if self.tasks else self.task_for(self.propose_row(0))
+        # a simulator id's task from this env's own simulator: asking the curriculum would count a proposal
+        sample = self.tasks or self.base.simulator.propose(
+            1, self.base.tracker.estimate(), np.random.default_rng(0)
+        )
+        task = sample[0]
         episode = self.start(task)
         episode.close()
         return not isinstance(episode, SingleTurnEpisode)
 
     # -- curriculum ---------------------------------------------------------------------------------------
-    def record(self, task: Task, success: bool) -> dict[str, float] | None:
-        """Report one finished episode; the simulator's update statistics when it completes a group."""
+    def record(
+        self, task: Task, success: bool, proposal_id: str | None = None, validation: bool = False
+    ) -> dict[str, float] | None:
+        """Report one finished episode (its group is keyed by ``proposal_id``, else the task's id; a
+        validation episode is logged and changes nothing); the simulator's update statistics when it
+        completes a group."""
         if not self.simulated:
             return None
-        base = self.base
-        base.tracker.update(min(task.level, self.domain.num_levels - 1), bool(success))
-        group = self._groups.setdefault(task.id, [])
-        group.append(bool(success))
-        if len(group) < self.group_size:
-            return None
-        del self._groups[task.id]
-        context = self._generated.get(task.id, (task, None))[1]
-        stats = base.simulator.update([Outcome(task, sum(group), len(group), context)])
-        self.updates.append(dict(stats))
+        stats = self.curriculum.record(
+            task, bool(success), proposal_id=proposal_id, group_size=self.group_size, validation=validation
+        )
+        if stats is not None:
+            self.updates.append(dict(stats))
         return stats
 
     def close(self) -> None:

@@ -30,7 +30,11 @@ benchmark rows name a ``task_id``; a simulator id's dataset is a stream whose ro
 when the trainer reads them (``task``: the generated Task, ``seed``), and each group's outcome updates the
 simulator (``LiveTasks.record``). Give ``GRPOConfig(shuffle_dataset=False)`` so the stream is read as the
 trainer goes. TRL's rollout function receives only the prompts, so each prompt's first message carries its
-row's pin (``genenv_row``, a JSON string that chat templates never read).
+row's pin (``genenv_row``, a JSON string that chat templates never read). Rollouts played while the model
+is in eval mode (TRL's evaluation) are validation rollouts: the curriculum logs them and learns nothing.
+After each training batch the curriculum's diagnostics (``curriculum/signal_share``, ...) go into
+GRPOTrainer's own metrics, logged with its others (by the main process only: with a shared curriculum,
+records of other ranks still in flight then count in the next step).
 
 Imports ``datasets`` (TRL's dependency) when a dataset is built.
 """
@@ -55,7 +59,11 @@ ROW_KEY = "genenv_row"
 def pinned(row: Mapping[str, Any], official: bool) -> dict[str, Any]:
     """``row`` whose prompt's first message carries the row's task pin (``ROW_KEY``): an official task's id,
     a generated task's content."""
-    pin = {"task_id": row["task_id"]} if official else {"task": row["task"], "seed": row.get("seed", 0)}
+    pin = (
+        {"task_id": row["task_id"]}
+        if official
+        else {"task": row["task"], "seed": row.get("seed", 0), "proposal_id": row.get("proposal_id")}
+    )
     prompt = [dict(m) for m in row["prompt"]]
     prompt[0] = {**prompt[0], ROW_KEY: json.dumps(pin)}
     return {**row, "prompt": prompt}
@@ -102,6 +110,8 @@ class GenEnvRollouts:
         self.max_reply_tokens = max_reply_tokens
         #: the records of the last batch played (what it sampled and what happened)
         self.records: list[RolloutRecord] = []
+        #: a simulator id's curriculum diagnostics of the last batch (``CurriculumService.end_step``)
+        self.diagnostics: dict[str, float] = {}
         self._backend: TemplateBackend | None = None
 
     def __call__(self, prompts: Sequence[Sequence[Mapping[str, Any]]], trainer: Any) -> dict[str, Any]:
@@ -109,11 +119,28 @@ class GenEnvRollouts:
         budget = TokenBudget(
             int(trainer.max_completion_length), None, _context_length(trainer), self.max_reply_tokens
         )
+        pins = [row_of(prompt) for prompt in prompts]
+        validation = not getattr(trainer.model, "training", True)
         rollouts = [
-            LiveRollout(self.tasks, self.tasks.task_for(row_of(prompt)), backend, budget, self.max_turns)
-            for prompt in prompts
+            LiveRollout(
+                self.tasks,
+                self.tasks.task_for(pin),
+                backend,
+                budget,
+                self.max_turns,
+                pin.get("proposal_id"),
+                validation,
+            )
+            for pin in pins
         ]
         self.records = play(rollouts, lambda ids, n: _generate(trainer, ids, n))
+        main = getattr(getattr(trainer, "accelerator", None), "is_main_process", True)
+        if self.tasks.simulated and main:  # one process ends a shared curriculum's step
+            self.diagnostics = self.tasks.curriculum.end_step()
+            metrics = getattr(trainer, "_metrics", None)  # what GRPOTrainer logs at its next logging step
+            if isinstance(metrics, dict) and not validation:
+                for name, value in self.diagnostics.items():
+                    metrics["train"][name].append(value)
         return rollout_output(self.records)
 
     def backend(self, trainer: Any) -> TemplateBackend:
@@ -211,6 +238,7 @@ def trl_environment(
     seed: int = 0,
     max_turns: int | None = None,
     max_reply_tokens: int | None = None,
+    curriculum: Any = None,
 ) -> TRLSetup:
     """The dataset, rollout function and reward function that train on ``env_id`` with GRPOTrainer.
 
@@ -225,11 +253,14 @@ def trl_environment(
         max_reply_tokens: the most tokens of one reply (a reply that reaches it is played as it stands and
             the episode goes on, as ``genenv eval``'s ``max_new_tokens``; None: what is left of
             ``max_completion_length``).
+        curriculum: a simulator id's curriculum (``shared_curriculum(name, env_id)``: one for every process
+            of a multi-process run, which then reads the same rows and records into one curriculum; None:
+            this process's own).
     """
     require_extra("trl", "trl_environment")
     import datasets
 
-    tasks = LiveTasks(env_id, num_generations, env_kwargs)
+    tasks = LiveTasks(env_id, num_generations, env_kwargs, curriculum=curriculum)
     if tasks.simulated:
         dataset = datasets.IterableDataset.from_generator(_stream, gen_kwargs={"tasks": tasks, "seed": seed})
     else:

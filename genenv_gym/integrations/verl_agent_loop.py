@@ -16,8 +16,11 @@ the sampled tokens only. The episode ends when the env ends it, after ``multi_tu
 replies, or when the response budget is spent (a failure unless the reply that spent it ended the episode).
 A prompt longer than ``rollout.prompt_length`` is a failed row (reward 0, nothing sampled) with a warning.
 ``reward_score`` is the episode's return under the domain's official metric, so verl needs no reward
-function for these rows. For a simulator id, each finished group of ``rollout.n`` rollouts of a task
-updates that worker's simulator (``LiveTasks.record``); the tasks themselves come from the exported table.
+function for these rows. For a simulator id, every finished rollout is recorded into a curriculum
+(``LiveTasks.record``), its group counted at ``rollout.n``: the run's shared one when the row names it
+(``extra_info.genenv_curriculum`` and ``proposal_id``, which ``verl_live_dataset.GenEnvLiveDataset`` writes
+on the rows it proposes live), else this worker's own (rows of an exported table). Rows marked
+``extra_info.genenv_validation`` are recorded as validation rollouts: logged, never counted.
 
 The rows' env is made once per worker process per id and domain arguments (``extra_info.domain_kwargs``:
 the data folder ``genenv export`` read), off the event loop; all env work (starting episodes, playing
@@ -54,30 +57,46 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 #: The ``agent_name`` that selects this loop (the value ``genenv export --format verl`` writes).
 AGENT_NAME = VERL_AGENT_NAME
 
-_LIVE: dict[tuple[str, int, str], Future[LiveTasks]] = {}
+_LIVE: dict[tuple[str, int, str, str], Future[LiveTasks]] = {}
 _LIVE_LOCK = threading.Lock()
 _MAKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="genenv-make")
 
 
-def _live_future(env_id: str, group_size: int, env_kwargs: dict[str, Any] | None) -> Future[LiveTasks]:
-    key = (env_id, group_size, json.dumps(env_kwargs or {}, sort_keys=True))
+def _make_live(
+    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None, curriculum: str | None
+) -> LiveTasks:
+    shared = None
+    if curriculum:
+        from genenv_gym.curriculum_service.ray_actor import shared_curriculum
+
+        shared = shared_curriculum(curriculum)
+    return LiveTasks(env_id, group_size, env_kwargs, curriculum=shared)
+
+
+def _live_future(
+    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None, curriculum: str | None = None
+) -> Future[LiveTasks]:
+    key = (env_id, group_size, json.dumps(env_kwargs or {}, sort_keys=True), curriculum or "")
     with _LIVE_LOCK:
         future = _LIVE.get(key)
         if future is None or (future.done() and future.exception() is not None):
-            future = _LIVE[key] = _MAKER.submit(LiveTasks, env_id, group_size, env_kwargs)
+            future = _LIVE[key] = _MAKER.submit(_make_live, env_id, group_size, env_kwargs, curriculum)
     return future
 
 
-def live_tasks(env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None) -> LiveTasks:
-    """This process's ``LiveTasks`` of an env id and its arguments (one, shared by every rollout it runs)."""
-    return _live_future(env_id, group_size, env_kwargs).result()
+def live_tasks(
+    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None, curriculum: str | None = None
+) -> LiveTasks:
+    """This process's ``LiveTasks`` of an env id and its arguments (one, shared by every rollout it runs),
+    recording into the shared curriculum actor named ``curriculum`` when one is named."""
+    return _live_future(env_id, group_size, env_kwargs, curriculum).result()
 
 
 async def live_tasks_async(
-    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None
+    env_id: str, group_size: int, env_kwargs: dict[str, Any] | None = None, curriculum: str | None = None
 ) -> LiveTasks:
     """``live_tasks`` awaited: the env is made on a thread of its own while the loop serves other rollouts."""
-    return await asyncio.wrap_future(_live_future(env_id, group_size, env_kwargs))
+    return await asyncio.wrap_future(_live_future(env_id, group_size, env_kwargs, curriculum))
 
 
 def row_task_pin(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -92,7 +111,13 @@ def row_task_pin(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str,
         )
     raw = extra.get("domain_kwargs") or {}
     domain_kwargs = json.loads(raw) if isinstance(raw, str) else dict(raw)
-    row = {"task": reward_model.get("ground_truth"), "task_id": extra.get("task_id")}
+    row = {
+        "task": reward_model.get("ground_truth"),
+        "task_id": extra.get("task_id"),
+        "proposal_id": extra.get("proposal_id"),
+        "curriculum": extra.get("genenv_curriculum"),
+        "validation": bool(extra.get("genenv_validation", False)),
+    }
     return str(env_id), row, domain_kwargs
 
 
@@ -130,14 +155,24 @@ class GenEnvAgentLoop(AgentLoopBase):
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         env_id, row, domain_kwargs = row_task_pin(kwargs)
-        tasks = await live_tasks_async(env_id, self.group_size, env_kwargs_with(env_id, domain_kwargs))
+        env_kwargs = env_kwargs_with(env_id, domain_kwargs)
+        tasks = await live_tasks_async(env_id, self.group_size, env_kwargs, row["curriculum"])
         loop = asyncio.get_running_loop()
 
         def env_work(fn: Any, *args: Any) -> asyncio.Future:
             return loop.run_in_executor(tasks.executor, fn, *args)
 
         task = await env_work(tasks.task_for, row)
-        rollout = await env_work(LiveRollout, tasks, task, self.backend, self.budget, self.max_turns)
+        rollout = await env_work(
+            LiveRollout,
+            tasks,
+            task,
+            self.backend,
+            self.budget,
+            self.max_turns,
+            row["proposal_id"],
+            row["validation"],
+        )
         request_id = uuid4().hex
         generating, preempted = 0.0, -1
         while rollout.open:

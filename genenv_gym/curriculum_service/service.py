@@ -1,0 +1,362 @@
+"""The curriculum service: one simulator and skill tracker that every rollout of a run proposes from and
+records into, whatever process the rollout runs in.
+
+``CurriculumService`` is the in-process placement and the object every other placement hosts (a named Ray
+actor: ``ray_actor``). Its interface:
+
+- ``propose(n)``: ``n`` tasks the simulator proposes now, at the tracker's current estimate, each with a
+  proposal id (the key its group is counted by) and the seed it was drawn with. Seeds follow one counter
+  from the service's ``seed``, so a service's proposals are a function of its seed and of the sequence of
+  records before each proposal. ``propose_at(index, seed)``: the proposal at position ``index`` of a
+  stream that several processes read (TRL's ranks each read the whole stream and keep their slice): made
+  when the first reader asks, the same proposal for every later one.
+- ``record(task, success, proposal_id=..., group_size=..., validation=...)``: one finished episode. The
+  tracker sees it; its group (keyed by the proposal id, else the task id) closes at its declared size,
+  across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
+  logged and counted apart, and change nothing. ``record_group``: a whole group at once.
+- ``end_step()``: the diagnostics of the records since the last call (``diagnostics.StepDiagnostics``).
+- ``state()``, ``checkpoint()`` / ``restore(state)``.
+- ``log()``: every proposal and record in the order it arrived; ``replay(service, log)`` plays a log into a
+  fresh service, which then holds the same state and proposes the same tasks.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any
+
+import numpy as np
+
+from genenv_gym.curriculum import CurriculumConfig
+from genenv_gym.curriculum_service.diagnostics import StepDiagnostics
+from genenv_gym.curriculum_service.groups import GroupTable
+from genenv_gym.simulator import Outcome, Simulator
+from genenv_gym.skill import SkillEstimate, SkillTracker
+from genenv_gym.task import Task
+
+#: Open groups kept at most (a group a dead worker left incomplete is dropped once this many are newer).
+DEFAULT_MAX_OPEN_GROUPS = 4096
+#: Proposals remembered for their conditioning context (only bounds memory: records carry their task).
+MAX_REMEMBERED = 8192
+#: Log events kept in memory (all of them go to ``log_path`` when one is given).
+MAX_LOG_IN_MEMORY = 100_000
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed task: ``proposal_id`` keys its group; ``seed`` is the seed it was drawn with."""
+
+    proposal_id: str
+    task: Task
+    seed: int
+
+
+class CurriculumService:
+    """A simulator and a skill tracker served to many recorders (see the module docstring).
+
+    Args:
+        simulator: the environment policy (any ``Simulator``; it runs unchanged).
+        tracker: the agent's skill tracker (its levels are the domain's).
+        curriculum: alpha and k_min of the in-band diagnostic.
+        group_size: the group size a record declares when it names none (GRPO's n).
+        seed: the first proposal seed.
+        max_open_groups: open groups kept at most.
+        log_path: a JSON Lines file every log event is appended to (the whole run's arrival order, for
+            ``replay``); the last ``MAX_LOG_IN_MEMORY`` events are kept in memory either way.
+        owner: closed by ``close`` (the env the simulator and tracker came from), if any.
+    """
+
+    def __init__(
+        self,
+        simulator: Simulator,
+        tracker: SkillTracker,
+        curriculum: CurriculumConfig | None = None,
+        group_size: int = 1,
+        seed: int = 0,
+        max_open_groups: int = DEFAULT_MAX_OPEN_GROUPS,
+        log_path: str | None = None,
+        owner: Any = None,
+    ) -> None:
+        if group_size < 1:
+            raise ValueError(f"group_size must be >= 1, got {group_size}")
+        self.simulator = simulator
+        self.tracker = tracker
+        self.curriculum = curriculum or getattr(simulator, "curriculum", None) or CurriculumConfig()
+        self.group_size = group_size
+        self.seed = seed
+        self._owner = owner
+        self._lock = threading.Lock()
+        self._groups = GroupTable(max_open_groups)
+        self._remembered: OrderedDict[str, SkillEstimate] = OrderedDict()
+        self._at: OrderedDict[int, Proposal] = OrderedDict()
+        self._next_seed = seed
+        self._proposals = 0
+        self._completed = 0
+        self._step = StepDiagnostics()
+        self._log: deque[dict[str, Any]] = deque(maxlen=MAX_LOG_IN_MEMORY)
+        self._logged = 0
+        self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+        #: the simulator's update statistics, one per completed group
+        self.updates: list[dict[str, float]] = []
+
+    @classmethod
+    def for_env(
+        cls, env_id: str, env_kwargs: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> CurriculumService:
+        """The curriculum of a simulator id (``GenEnv-Sim-*``): its env's simulator and tracker."""
+        import gymnasium as gym
+
+        env = gym.make(env_id, **dict(env_kwargs or {}))
+        base = env.unwrapped
+        if not hasattr(base, "simulator"):
+            env.close()
+            raise ValueError(
+                f"{env_id} serves fixed tasks: only a simulator id (GenEnv-Sim-*) has a curriculum"
+            )
+        return cls(base.simulator, base.tracker, base.curriculum, owner=env, **kwargs)
+
+    # -- proposing -------------------------------------------------------------------------------------------
+    def propose(self, n: int = 1, seed: int | None = None) -> list[Proposal]:
+        """``n`` tasks proposed now at the agent's current skill (seeds from the service's counter, or
+        ``seed``, ``seed + 1``, ... when given)."""
+        with self._lock:
+            context = self.tracker.estimate()
+            first = self._next_seed if seed is None else int(seed)
+            out = []
+            for offset in range(n):
+                task = self.simulator.propose(1, context, np.random.default_rng(first + offset))[0]
+                proposal_id = f"{self._proposals}:{task.id}"
+                self._proposals += 1
+                self._remember(proposal_id, context)
+                self._remember(task.id, context)
+                out.append(Proposal(proposal_id, task, first + offset))
+            if seed is None:
+                self._next_seed += n
+            self._append({"event": "propose", "n": n, "seed": seed, "ids": [p.proposal_id for p in out]})
+            return out
+
+    def propose_at(self, index: int, seed: int) -> Proposal:
+        """The proposal at stream position ``index``: drawn with ``seed`` when first asked for, the same one
+        for every later caller (while it is among the last ``MAX_REMEMBERED`` positions asked for)."""
+        with self._lock:
+            made = self._at.get(index)
+            if made is not None:
+                return made
+            context = self.tracker.estimate()
+            task = self.simulator.propose(1, context, np.random.default_rng(int(seed)))[0]
+            made = Proposal(f"{self._proposals}:{task.id}", task, int(seed))
+            self._proposals += 1
+            self._remember(made.proposal_id, context)
+            self._remember(task.id, context)
+            self._at[index] = made
+            while len(self._at) > MAX_REMEMBERED:
+                self._at.popitem(last=False)
+            self._append(
+                {"event": "propose", "n": 1, "seed": int(seed), "ids": [made.proposal_id], "index": index}
+            )
+            return made
+
+    def _append(self, event: dict[str, Any]) -> None:
+        event["seq"] = self._logged
+        self._logged += 1
+        self._log.append(event)
+        if self._log_file is not None:
+            self._log_file.write(json.dumps(event) + "\n")
+            self._log_file.flush()
+
+    def _remember(self, key: str, context: SkillEstimate) -> None:
+        self._remembered[key] = context
+        self._remembered.move_to_end(key)
+        while len(self._remembered) > MAX_REMEMBERED:
+            self._remembered.popitem(last=False)
+
+    # -- recording -------------------------------------------------------------------------------------------
+    def record(
+        self,
+        task: Task,
+        success: bool,
+        *,
+        proposal_id: str | None = None,
+        group_size: int | None = None,
+        validation: bool = False,
+        recorder: str = "",
+    ) -> dict[str, float] | None:
+        """Record one finished episode of ``task``; the update statistics when it closes a group."""
+        with self._lock:
+            return self._record(task, bool(success), proposal_id, group_size, validation, recorder)
+
+    def record_group(
+        self,
+        task: Task,
+        successes: Sequence[bool],
+        *,
+        proposal_id: str | None = None,
+        validation: bool = False,
+        recorder: str = "",
+    ) -> dict[str, float] | None:
+        """Record a whole group of ``task`` (its size is ``len(successes)``); the update statistics."""
+        stats = None
+        with self._lock:
+            for success in successes:
+                stats = self._record(task, bool(success), proposal_id, len(successes), validation, recorder)
+        return stats
+
+    def _record(
+        self,
+        task: Task,
+        success: bool,
+        proposal_id: str | None,
+        group_size: int | None,
+        validation: bool,
+        recorder: str,
+    ) -> dict[str, float] | None:
+        key = proposal_id or task.id
+        size = int(group_size or self.group_size)
+        level = min(int(task.level), self.tracker.num_levels - 1)
+        event = {
+            "event": "record",
+            "key": key,
+            "success": success,
+            "group_size": size,
+            "validation": validation,
+            "recorder": recorder,
+        }
+        if key not in self._remembered:  # not a proposal of this service: replay needs the task itself
+            event["task"] = task.to_json()
+        self._append(event)
+        self._step.add_record(level, success, validation)
+        if validation:
+            return None
+        self.tracker.update(level, success)
+        outcomes = self._groups.add(key, success, size)
+        if outcomes is None:
+            return None
+        context = self._remembered.get(key) or self._remembered.get(task.id)
+        stats = dict(self.simulator.update([Outcome(task, sum(outcomes), len(outcomes), context)]))
+        self.updates.append(stats)
+        self._completed += 1
+        self._step.add_group(outcomes, self.curriculum, updated=stats.get("kept", 1.0) > 0)
+        return stats
+
+    # -- reporting ----------------------------------------------------------------------------------------
+    def end_step(self) -> dict[str, float]:
+        """The diagnostics of the records since the last ``end_step`` (``curriculum/...`` floats)."""
+        with self._lock:
+            report = self._step.report(len(self._groups), self._groups.dropped)
+            self._step = StepDiagnostics()
+            return report
+
+    def state(self) -> dict[str, Any]:
+        """The agent's skill estimate and the simulator's state, as JSON-able values."""
+        with self._lock:
+            state: dict[str, Any] = {
+                "skill": self.tracker.estimate().to_dict(),
+                "proposals": self._proposals,
+                "groups_completed": self._completed,
+                "open_groups": len(self._groups),
+                "dropped_groups": self._groups.dropped,
+            }
+            if hasattr(
+                self.simulator, "state"
+            ):  # the LLM simulator's statistics (its state_dict holds records)
+                state["simulator"] = self.simulator.state()
+            elif hasattr(self.simulator, "state_dict"):
+                state["simulator"] = self.simulator.state_dict()
+            return state
+
+    def log(self, start: int = 0) -> list[dict[str, Any]]:
+        """The proposals and records from the ``start``-th (their ``seq``) on, in the order they arrived
+        (the last ``MAX_LOG_IN_MEMORY``; the whole run's are in ``log_path``)."""
+        with self._lock:
+            return [dict(e) for e in self._log if e["seq"] >= start]
+
+    # -- checkpoint ---------------------------------------------------------------------------------------
+    def checkpoint(self) -> dict[str, Any]:
+        """Everything ``restore`` needs to go on as this service would (JSON-able with the procedural
+        simulator; the LLM simulator's part holds its pending records, picklable)."""
+        with self._lock:
+            stats = getattr(self.simulator, "stats", None)
+            return {
+                "simulator": self.simulator.state_dict() if hasattr(self.simulator, "state_dict") else None,
+                "simulator_stats": _jsonable(asdict(stats)) if is_dataclass(stats) else None,
+                "tracker": self.tracker.state_dict(),
+                "groups": self._groups.state_dict(),
+                "remembered": [[key, ctx.to_dict()] for key, ctx in self._remembered.items()],
+                "next_seed": self._next_seed,
+                "proposals": self._proposals,
+                "groups_completed": self._completed,
+            }
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Go on from a ``checkpoint`` (the log and the step's diagnostics start afresh)."""
+        with self._lock:
+            if state.get("simulator") is not None:
+                self.simulator.load_state_dict(state["simulator"])
+            stats = getattr(self.simulator, "stats", None)
+            if state.get("simulator_stats") is not None and is_dataclass(stats):
+                for name, value in state["simulator_stats"].items():
+                    current = getattr(stats, name)
+                    setattr(stats, name, type(current)(value))
+            self.tracker.load_state_dict(state["tracker"])
+            self._groups.load_state_dict(state["groups"])
+            self._remembered = OrderedDict((key, _estimate(ctx)) for key, ctx in state["remembered"])
+            self._next_seed = int(state["next_seed"])
+            self._proposals = int(state["proposals"])
+            self._completed = int(state["groups_completed"])
+            self._step = StepDiagnostics()
+            self._log.clear()
+
+    def close(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
+
+
+def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list[Proposal]:
+    """Play ``log`` (``CurriculumService.log``) into ``service``: the same proposals, then the same records
+    in the same order. Returns the proposals; raises ValueError where one differs from the log's."""
+    proposals: list[Proposal] = []
+    by_id: dict[str, Task] = {}
+    for event in log:
+        if event["event"] == "propose":
+            if "index" in event:
+                made = [service.propose_at(event["index"], event["seed"])]
+            else:
+                made = service.propose(event["n"], event["seed"])
+            if [p.proposal_id for p in made] != list(event["ids"]):
+                raise ValueError(
+                    f"replay diverged: proposed {[p.proposal_id for p in made]}, log has {event['ids']}"
+                )
+            proposals += made
+            by_id.update((key, p.task) for p in made for key in (p.proposal_id, p.task.id))
+        else:
+            task = Task.from_json(event["task"]) if "task" in event else by_id[event["key"]]
+            service.record(
+                task,
+                event["success"],
+                proposal_id=event["key"],
+                group_size=event["group_size"],
+                validation=event["validation"],
+                recorder=event["recorder"],
+            )
+    return proposals
+
+
+def _estimate(raw: Mapping[str, Any]) -> SkillEstimate:
+    return SkillEstimate(
+        success=tuple(raw["success"]),
+        evidence=tuple(raw["evidence"]),
+        frontier=int(raw["frontier"]),
+        recent_success=float(raw["recent_success"]),
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=dict))
