@@ -820,6 +820,8 @@ def merge(paths: list[str], out: Path, resamples: int, design: Design | ExactDes
     records = [json.loads(Path(p).read_text()) for p in paths]
     config = records[0]["config"]
     for path, record in zip(paths, records, strict=True):
+        if "runs" not in record:
+            raise SystemExit(f"{path} holds a summary, not runs: merge the seed files it names (merged_from)")
         if record["config"] | {"run": None} != config | {"run": None}:
             raise SystemExit(f"{path} was run with another config than {paths[0]}")
     methods = list(design.methods if design else records[0]["runs"])
@@ -878,7 +880,8 @@ def merge_exact(
     resamples: int,
     design: ExactDesign,
 ) -> None:
-    """``efficacy.json`` (section ``exact``), the CSV data and the figures of an exact design."""
+    """``efficacy.json`` (section ``exact``; the runs stay in the seed files it names), the CSV data and the
+    figures of an exact design."""
     exact = exact_summary(runs, design, resamples)
     merged = {
         "command": records[0]["command"],
@@ -888,7 +891,6 @@ def merge_exact(
         "config": records[0]["config"],
         "seeds": sorted(seeds),
         "warm_starts": {k: v for r in records for k, v in r.get("warm_starts", {}).items()},
-        "runs": runs,
         "exact": exact,
         "heldout_tasks": len(next(iter(runs.values()))[0]["final_outcomes"]),
         "seconds": sum(r.get("seconds", 0.0) for r in records),
