@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from efficacy_stats import band, bootstrap_mean_ci, paired_t
+from efficacy_stats import band, bootstrap_mean_ci, paired_t, two_level_bootstrap_ci
 
 #: Column widths of ``print_exact_report``'s table.
 WIDTHS = (18, 16, 11, 13, 7, 8)
@@ -45,21 +45,6 @@ def task_auc(record: dict[str, Any]) -> np.ndarray:
     kept = [i for i, row in enumerate(rows) if row["agent_samples"] > 0]
     gold = np.exp(np.array([record["eval_gold"][i] for i in kept], dtype=float))
     return gold.mean(axis=0)
-
-
-def paired_task_ci(
-    tasks_a: np.ndarray, tasks_b: np.ndarray, rng: np.random.Generator, resamples: int
-) -> list[float]:
-    """95% interval of the mean paired difference, resampling seeds and then held-out tasks (one task resample
-    for both methods and all seeds of a draw); ``tasks_*``: ``[seeds, tasks]`` per-task AUCs."""
-    diff = tasks_a - tasks_b
-    seeds, tasks = diff.shape
-    means = np.empty(resamples)
-    for r in range(resamples):
-        s = rng.integers(0, seeds, size=seeds)
-        t = rng.integers(0, tasks, size=tasks)
-        means[r] = diff[np.ix_(s, t)].mean()
-    return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
 
 
 def epoch_mean(records: list[dict[str, Any]], key: str) -> list[float | None]:
@@ -91,7 +76,7 @@ def difference(
         "sd": float(diff.std(ddof=1)) if len(diff) > 1 else 0.0,
         "paired_t": test,
         "ci95_seeds": list(bootstrap_mean_ci(diff, rng, resamples)),
-        "ci95_seeds_and_tasks": paired_task_ci(tasks[a], tasks[b], rng, min(resamples, 2_000)),
+        "ci95_seeds_and_tasks": list(two_level_bootstrap_ci(tasks[a], tasks[b], rng, min(resamples, 2_000))),
         "seeds_ahead": int((diff > 0).sum()),
         "significant": bool(test["p"] < 0.05),
     }
