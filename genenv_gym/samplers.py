@@ -3,11 +3,21 @@
 Every sampler spends the same agent samples per epoch; they differ only in which tasks the epoch trains on.
 ``genenv_gym/train/loop.py`` builds the one ``run.baseline`` names (``Trainer.sampler``); the settings of
 those that have any are in the config's ``simulator`` and ``sampler`` sections.
+
+The ``STANDALONE`` ones need nothing of a trainer (no agent to score tasks with, no held-out set): a
+simulator env holds them too (``SimulatorEnv(simulator=NAME)``), so that every placement of a curriculum
+(in process, a Ray actor, ``genenv serve``, verl's and TRL's live data) runs them behind the same
+``CurriculumService``, unchanged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from genenv_gym.curriculum import CurriculumConfig
+from genenv_gym.domain import Domain
+from genenv_gym.simulator import Simulator
 
 
 @dataclass(frozen=True)
@@ -88,3 +98,31 @@ SAMPLERS: dict[str, SamplerInfo] = {
         ),
     )
 }
+
+
+#: The samplers built from a domain and the curriculum's settings alone (``build_standalone``).
+STANDALONE = ("soft-alpha-rwr", "learnability", "learnability-task", "uniform")
+
+
+def build_standalone(name: str, domain: Domain, curriculum: CurriculumConfig, **settings: Any) -> Simulator:
+    """The ``STANDALONE`` sampler ``name`` on ``domain``; ``settings`` go to its constructor
+    (``soft-alpha-rwr``: ``ProceduralSimulator``'s; ``learnability-task``: ``explore``)."""
+    if name == "soft-alpha-rwr":
+        from genenv_gym.simulator import ProceduralSimulator
+
+        return ProceduralSimulator(domain, curriculum, band_filter=False, **settings)
+    if settings and name != "learnability-task":
+        raise ValueError(f"the {name} sampler takes no settings, got {sorted(settings)}")
+    if name == "learnability":
+        from genenv_gym.learnability import LearnabilitySampler
+
+        return LearnabilitySampler(domain, curriculum)
+    if name == "learnability-task":
+        from genenv_gym.learnability import TaskLearnabilitySampler
+
+        return TaskLearnabilitySampler(domain, **settings)
+    if name == "uniform":
+        from genenv_gym.uniform import UniformSampler
+
+        return UniformSampler(domain)
+    raise ValueError(f"{name!r} is not a standalone sampler; one of {list(STANDALONE)}")

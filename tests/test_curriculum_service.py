@@ -13,6 +13,7 @@ import pytest
 from genenv_gym.curriculum_service.groups import GroupTable
 from genenv_gym.curriculum_service.service import CurriculumService, replay
 from genenv_gym.integrations.live_tasks import LiveTasks
+from genenv_gym.samplers import STANDALONE
 from genenv_gym.simulator import Outcome
 
 ENV_ID = "GenEnv-Sim-Digits-v0"
@@ -24,9 +25,16 @@ def outcome(task, attempt: int) -> bool:
     return random.Random(f"{task.id}/{attempt}").random() < 1.0 - task.level / 15
 
 
-def reference_run(steps: int, seed: int = 0) -> tuple[list[str], dict, list[float]]:
-    """One simulator and tracker driven by hand, as one in-process curriculum: propose, play n, update."""
-    env = gym.make(ENV_ID)
+def policy(simulator) -> list[float] | None:
+    """A learned level distribution (the procedural simulator's), if the sampler holds one."""
+    probs = getattr(simulator, "probs", None)
+    return probs.tolist() if isinstance(probs, np.ndarray) else None
+
+
+def reference_run(steps: int, seed: int = 0, simulator: str = "procedural") -> tuple[list[str], dict, list]:
+    """One simulator and tracker driven by hand, as one in-process curriculum: propose, play n, update;
+    then the ids of 5 more proposals (seeds 99 to 103) and the simulator's probabilities (if it has any)."""
+    env = gym.make(ENV_ID, simulator=simulator)
     base = env.unwrapped
     ids = []
     for step in range(steps):
@@ -37,23 +45,29 @@ def reference_run(steps: int, seed: int = 0) -> tuple[list[str], dict, list[floa
         for r in results:
             base.tracker.update(task.level, r)
         base.simulator.update([Outcome(task, sum(results), N, context)])
-    state = (ids, base.tracker.state_dict(), base.simulator.probs.tolist())
+    context = base.tracker.estimate()
+    ids += [base.simulator.propose(1, context, np.random.default_rng(99 + k))[0].id for k in range(5)]
+    state = (ids, base.tracker.state_dict(), policy(base.simulator))
     env.close()
     return state
 
 
-def test_the_service_proposes_what_one_in_process_curriculum_proposes() -> None:
-    ids, tracker, probs = reference_run(40)
-    service = CurriculumService.for_env(ENV_ID, group_size=N)
+@pytest.mark.parametrize("simulator", ["procedural", *STANDALONE])
+def test_the_service_proposes_what_one_in_process_curriculum_proposes(simulator: str) -> None:
+    """Every sampler an env can hold (the alpha-RWR simulator and the trainer's standalone samplers) runs
+    behind the service unchanged."""
+    ids, tracker, probs = reference_run(40, simulator=simulator)
+    service = CurriculumService.for_env(ENV_ID, {"simulator": simulator}, group_size=N)
     got = []
     for _ in range(40):
         proposal = service.propose(1)[0]
         got.append(proposal.task.id)
         for a in range(N):
             service.record(proposal.task, outcome(proposal.task, a), proposal_id=proposal.proposal_id)
+    got += [p.task.id for p in service.propose(5, seed=99)]
     assert got == ids
     assert service.tracker.state_dict() == tracker
-    assert service.simulator.probs.tolist() == probs
+    assert policy(service.simulator) == probs
     assert len(service.updates) == 40
     service.close()
 

@@ -9,6 +9,7 @@ from typing import Any
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
 from genenv_gym.envs.text_env import TextEnv, task_info
+from genenv_gym.samplers import STANDALONE, build_standalone
 from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
 from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task
@@ -55,7 +56,9 @@ class SimulatorEnv(TextEnv):
       ``simulator_kwargs={"backend": "hf:PATH" | "openai:MODEL@URL" | ...}``, see docs/llm_stack.md) or a
       Simulator instance; ``simulator_kwargs`` configure the named one (the procedural one draws
       ``neighbour_prob`` = 0.4 of its tasks one level away from its sampled level, so it follows an
-      improving agent; ``{"neighbour_prob": 0.0}`` turns that off).
+      improving agent; ``{"neighbour_prob": 0.0}`` turns that off). The trainer's samplers that need no
+      trainer run here too (``genenv_gym.samplers.STANDALONE``): ``"soft-alpha-rwr"`` (the procedural
+      policy without the band filter), ``"learnability"``, ``"learnability-task"``, ``"uniform"``.
     - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda).
     - ``batch_size``: tasks proposed per refill of the queue.
     - ``skill_decay``: forgetting factor of the agent's skill tracker.
@@ -65,6 +68,11 @@ class SimulatorEnv(TextEnv):
     it took steps (a ``TimeLimit`` wrapper truncated it, or it was abandoned) counts as a failed attempt:
     the curriculum never stalls on a task the agent cannot finish in time.
     ``reset(options={"task": Task})`` serves a given task once, outside the curriculum.
+
+    ``join_curriculum(service)`` makes the env propose from and record into a curriculum that other envs
+    share (``genenv_gym.curriculum_service``: a ``CurriculumService``, a named Ray actor, or the curriculum
+    ``genenv serve`` hosts): each of its proposals is served ``group_size`` times and every episode is
+    recorded there; the env's own simulator and tracker then stand idle.
 
     ## Version history
     - v0: initial version (the procedural simulator by default, each task served ``attempts`` = 4 times, RWR
@@ -104,15 +112,24 @@ class SimulatorEnv(TextEnv):
                     "simulator='llm' needs simulator_kwargs={'backend': 'hf:PATH' | 'openai:MODEL@URL' | ...}"
                 )
             simulator = LLMSimulator(self.domain, curriculum=self.curriculum, **llm_kwargs)
+        elif simulator in STANDALONE:  # the trainer's other samplers (genenv_gym/samplers.py)
+            settings = dict(simulator_kwargs or {})
+            if simulator == "soft-alpha-rwr":
+                settings = {"neighbour_prob": NEIGHBOUR_PROB, **settings}
+            simulator = build_standalone(simulator, self.domain, self.curriculum, **settings)
         elif isinstance(simulator, str):
             raise ValueError(
-                f"unknown simulator {simulator!r}; use 'procedural', 'llm' or pass a Simulator instance"
+                f"unknown simulator {simulator!r}; use 'procedural', 'llm', one of {list(STANDALONE)} or "
+                "pass a Simulator instance"
             )
         self.simulator: Simulator = simulator
         self.tracker = SkillTracker(self.domain.num_levels, self.curriculum.alpha, skill_decay)
         self.batch_size = batch_size
-        self._queue: deque[tuple[Task, SkillEstimate]] = deque()
+        self._queue: deque[tuple[Task, SkillEstimate | None, str | None]] = deque()
         self._context: SkillEstimate | None = None
+        self._proposal_id: str | None = None
+        self._shared: Any = None
+        self._group_size = self.curriculum.attempts
         self._in_curriculum = False
         self._attempts = 0
         self._successes = 0
@@ -132,12 +149,10 @@ class SimulatorEnv(TextEnv):
             self.task = None
         if "task" in options:
             self._serve(options["task"], context=None, in_curriculum=False)
-        elif self.task is None or not self._in_curriculum or self._attempts >= self.curriculum.attempts:
+        elif self.task is None or not self._in_curriculum or self._attempts >= self._group_size:
             if not self._queue:
-                context = self.tracker.estimate()
-                proposals = self.simulator.propose(self.batch_size, context, self.np_random)
-                self._queue.extend((task, context) for task in proposals)
-            task, context = self._queue.popleft()
+                self._queue.extend(self._propose())
+            task, context, self._proposal_id = self._queue.popleft()
             self._serve(task, context, in_curriculum=True)
         self._open = False
         self._runner.close()
@@ -145,6 +160,24 @@ class SimulatorEnv(TextEnv):
         info = task_info(self.task)
         info["attempt"] = self._attempts
         return self._runner.episode.observation, info
+
+    def _propose(self) -> list[tuple[Task, SkillEstimate | None, str | None]]:
+        if self._shared is not None:
+            return [(p.task, None, p.proposal_id) for p in self._shared.propose(self.batch_size)]
+        context = self.tracker.estimate()
+        proposals = self.simulator.propose(self.batch_size, context, self.np_random)
+        return [(task, context, None) for task in proposals]
+
+    def join_curriculum(self, service: Any, group_size: int | None = None) -> None:
+        """Propose from and record into ``service`` (anything with ``CurriculumService``'s ``propose`` and
+        ``record``) from the next task on, serving each proposal ``group_size`` times (default: this env's
+        ``curriculum.attempts``)."""
+        size = self.curriculum.attempts if group_size is None else int(group_size)
+        if size < 1:
+            raise ValueError(f"group_size must be >= 1, got {size}")
+        self._shared, self._group_size = service, size
+        self._queue.clear()
+        self.task = None
 
     def _serve(self, task: Task, context: SkillEstimate | None, in_curriculum: bool) -> None:
         if not isinstance(task, Task) or task.domain != self.domain.name:
@@ -164,14 +197,23 @@ class SimulatorEnv(TextEnv):
 
     def _record(self, success: bool, info: dict[str, Any]) -> None:
         self._open = False
-        self.tracker.update(min(self.task.level, self.domain.num_levels - 1), success)
         self._attempts += 1
         self._successes += int(success)
         p = self._successes / self._attempts
         info["p"] = p
         info["alpha_reward"] = self.curriculum.reward(p)
-        if self._in_curriculum and self._attempts == self.curriculum.attempts:
+        last = self._in_curriculum and self._attempts == self._group_size
+        if last:
             info["in_band"] = self.curriculum.in_band(p)
+        if self._shared is not None and self._in_curriculum:
+            update = self._shared.record(
+                self.task, success, proposal_id=self._proposal_id, group_size=self._group_size
+            )
+            if update is not None:
+                info["sim_update"] = update
+            return
+        self.tracker.update(min(self.task.level, self.domain.num_levels - 1), success)
+        if last:
             outcome = Outcome(self.task, self._successes, self._attempts, self._context)
             info["sim_update"] = self.simulator.update([outcome])
 
@@ -183,7 +225,10 @@ class SimulatorEnv(TextEnv):
         super().close()
 
     def curriculum_state(self) -> dict[str, Any]:
-        """The simulator's policy, its running counts and the agent's skill estimate."""
+        """The simulator's policy, its running counts and the agent's skill estimate (a joined curriculum's
+        ``state()`` when the env has joined one)."""
+        if self._shared is not None:
+            return dict(self._shared.state())
         state: dict[str, Any] = {"skill": self.tracker.estimate().to_dict()}
         if isinstance(self.simulator, ProceduralSimulator):
             state["level_probs"] = self.simulator.probs.tolist()

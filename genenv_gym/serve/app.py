@@ -12,8 +12,10 @@ Our session extension for multi-turn play over plain HTTP (not part of OpenEnv):
 ``POST /envs/<id>/sessions`` (body ``{"env_kwargs": {...}}``) returns a ``session_id``; ``reset``, ``step``
 and ``state`` with that ``session_id`` (in the body, or ``?session_id=`` for ``state``) play that
 session's env; ``DELETE /envs/<id>/sessions/<session id>`` closes it. Also ours: ``GET /envs`` (the ids),
-``GET /envs/<id>/spec`` (the spaces and what a client may set), and ``GET /health`` with the session
-counts.
+``GET /envs/<id>/spec`` (the spaces, what a client may set and the curricula it may join), and ``GET
+/health`` with the session counts. Curricula the operator hosts (``--curriculum NAME=ID``,
+serve/curricula.py): a session joins one with ``env_kwargs={"shared_curriculum": NAME}``; ``GET
+/curricula`` lists them, ``GET /curricula/<name>`` gives one's state and last diagnostics.
 
 What a client sends is checked here before any env sees it: the body's size and JSON (depth, text UTF-8
 can carry), the request's fields (serve/contract.py), and ``env_kwargs`` and ``options`` against the env
@@ -38,6 +40,7 @@ from fastapi.responses import JSONResponse, Response
 
 from genenv_gym.serve.catalog import Catalog, describe
 from genenv_gym.serve.contract import ResetRequest, check_json, parse_action, parse_reset, parse_step, schemas
+from genenv_gym.serve.curricula import JOIN_KEY, CurriculumSpec, HostedCurricula
 from genenv_gym.serve.errors import EpisodeStateError, ServeError, TooLarge
 from genenv_gym.serve.limits import ServeLimits, check_token
 from genenv_gym.serve.sessions import Session, SessionManager
@@ -62,6 +65,10 @@ class ServeConfig:
     #: Proxies whose ``X-Forwarded-For`` names the client (comma-separated addresses; None: no proxy is
     #: believed, the client is the connection's peer).
     forwarded_allow_ips: str | None = None
+    #: The named curricula the server hosts (serve/curricula.py), and where their files go.
+    curricula: tuple[CurriculumSpec, ...] = ()
+    curriculum_dir: str | None = None
+    curriculum_checkpoint_every: int = 50
 
 
 def create_app(config: ServeConfig) -> FastAPI:
@@ -70,7 +77,8 @@ def create_app(config: ServeConfig) -> FastAPI:
     zygote = Zygote(
         catalog.make, describe, limits.session_memory_mb, limits.session_nice, limits.make_timeout_s
     )
-    manager = SessionManager(zygote, limits)
+    curricula = hosted_curricula(config)
+    manager = SessionManager(zygote, limits, curricula)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -81,11 +89,13 @@ def create_app(config: ServeConfig) -> FastAPI:
         finally:
             reaper.cancel()
             await manager.close_all()
+            await asyncio.to_thread(curricula.close)
 
     app = FastAPI(
         title="genenv-gym environments (OpenEnv contract)", lifespan=lifespan, default_response_class=JSONBody
     )
     app.state.manager = manager
+    app.state.curricula = curricula
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
 
     @app.exception_handler(ServeError)
@@ -126,6 +136,14 @@ def create_app(config: ServeConfig) -> FastAPI:
     async def env_ids() -> dict[str, Any]:
         return {"env_ids": catalog.env_ids}
 
+    @app.get("/curricula")
+    async def curricula_list() -> dict[str, Any]:
+        return {"curricula": curricula.describe()}
+
+    @app.get("/curricula/{name}")
+    async def curriculum_state(name: str) -> dict[str, Any]:
+        return await asyncio.to_thread(curricula.state, name)
+
     @app.get("/envs/{env_id}/health")
     async def env_health(env_id: str) -> dict[str, str]:
         catalog.check(env_id)
@@ -151,13 +169,13 @@ def create_app(config: ServeConfig) -> FastAPI:
         catalog.check(env_id)
         async with spec_locks.setdefault(env_id, asyncio.Lock()):  # many clients at once: one env built
             known = catalog.known_spaces(env_id)
-            if known is not None:
-                return known
-            session = manager.open(env_id, "oneshot", _client(request))
-            try:
-                return catalog.remember_spaces(env_id, await manager.build(session, {}))
-            finally:
-                await manager.close(session)
+            if known is None:
+                session = manager.open(env_id, "oneshot", _client(request))
+                try:
+                    known = catalog.remember_spaces(env_id, await manager.build(session, {}))
+                finally:
+                    await manager.close(session)
+            return {**known, "shared_curricula": curricula.names_for(env_id)}
 
     @app.post("/envs/{env_id}/sessions", status_code=201)
     async def open_session(env_id: str, request: Request) -> dict[str, Any]:
@@ -169,10 +187,11 @@ def create_app(config: ServeConfig) -> FastAPI:
         if not isinstance(kwargs, dict):
             raise ServeError("env_kwargs must be an object", 422)
         check_json(kwargs, "env_kwargs")
+        kwargs, joined = curricula.take(env_id, kwargs)
         kwargs = catalog.check_client_kwargs(env_id, kwargs)
         session = manager.open(env_id, "http", _client(request))
         try:
-            spaces = catalog.remember_spaces(env_id, await manager.build(session, kwargs))
+            spaces = catalog.remember_spaces(env_id, await manager.build(session, kwargs, joined))
         except BaseException:
             await manager.close(session)
             raise
@@ -187,7 +206,14 @@ def create_app(config: ServeConfig) -> FastAPI:
     @app.post("/envs/{env_id}/reset")
     async def http_reset(env_id: str, request: Request) -> Response:
         catalog.check(env_id)
-        reset = _checked_reset(catalog, env_id, parse_reset(await _json_body(request, default={})))
+        reset = parse_reset(await _json_body(request, default={}))
+        if JOIN_KEY in reset.env_kwargs:
+            raise ServeError(
+                f"{JOIN_KEY}: a one-shot reset plays no episode; join a curriculum with POST "
+                "/envs/<id>/sessions or on the WebSocket",
+                422,
+            )
+        reset = _checked_reset(catalog, env_id, reset)
         if reset.session_id is None:
             session = manager.open(env_id, "oneshot", _client(request))
             try:
@@ -229,7 +255,7 @@ def create_app(config: ServeConfig) -> FastAPI:
             check_token(config.token, websocket.headers.get("authorization"))
             catalog.check(env_id)
             session = manager.open(env_id, "ws", _client(websocket))
-            await _websocket_loop(websocket, manager, catalog, session, limits)
+            await _websocket_loop(websocket, manager, catalog, curricula, session, limits)
         except ServeError as error:
             with contextlib.suppress(Exception):
                 await _send(websocket, _ws_error(error))
@@ -245,7 +271,12 @@ def create_app(config: ServeConfig) -> FastAPI:
 
 
 async def _websocket_loop(
-    websocket: WebSocket, manager: SessionManager, catalog: Catalog, session: Session, limits: ServeLimits
+    websocket: WebSocket,
+    manager: SessionManager,
+    catalog: Catalog,
+    curricula: HostedCurricula,
+    session: Session,
+    limits: ServeLimits,
 ) -> None:
     """Answer one connection's messages in order until it closes, sends ``close`` or idles out."""
     env_kwargs: dict[str, Any] | None = None
@@ -277,13 +308,18 @@ async def _websocket_loop(
                 await _send(websocket, {"type": "state", "data": session.state()})
                 continue
             if kind == "reset":
-                reset = _checked_reset(catalog, session.env_id, parse_reset(data.get("data", {})))
+                reset = parse_reset(data.get("data", {}))
+                requested = reset.env_kwargs
+                client_kwargs, joined = curricula.take(session.env_id, requested)
+                reset = dataclasses.replace(reset, env_kwargs=client_kwargs)
+                reset = _checked_reset(catalog, session.env_id, reset)
                 if reset.session_id is not None:
                     raise ServeError("a WebSocket is its own session: send no session_id", 422)
                 if env_kwargs is None:
-                    catalog.remember_spaces(session.env_id, await manager.build(session, reset.env_kwargs))
-                    env_kwargs = reset.env_kwargs
-                elif reset.env_kwargs and reset.env_kwargs != env_kwargs:
+                    built = await manager.build(session, reset.env_kwargs, joined)
+                    catalog.remember_spaces(session.env_id, built)
+                    env_kwargs = requested
+                elif requested and requested != env_kwargs:
                     raise ServeError("env_kwargs are fixed by the connection's first reset", 422)
                 result = await _reset(manager, session, reset, exclusive=False)
             elif kind == "step":
@@ -299,6 +335,18 @@ async def _websocket_loop(
             await _send(websocket, _ws_error(error))
             if session.closed:
                 return
+
+
+def hosted_curricula(config: ServeConfig) -> HostedCurricula:
+    """The curricula ``config`` declares, built (each a served simulator id) and restored from their files."""
+    for spec in config.curricula:
+        config.catalog.check(spec.env_id)
+    return HostedCurricula(
+        config.curricula,
+        config.catalog.server_kwargs,
+        config.curriculum_dir,
+        config.curriculum_checkpoint_every,
+    )
 
 
 def _checked_reset(catalog: Catalog, env_id: str, reset: ResetRequest) -> ResetRequest:

@@ -93,6 +93,27 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help="require 'Authorization: Bearer <token>', the token read from environment variable NAME",
     )
+    parser.add_argument(
+        "--curriculum",
+        action="append",
+        default=[],
+        metavar="NAME=ID",
+        help="host a curriculum NAME of simulator id ID, which sessions of ID join with env_kwargs "
+        '{"shared_curriculum": NAME} (repeatable; docs/serving.md)',
+    )
+    parser.add_argument(
+        "--curriculum-dir",
+        default=None,
+        metavar="DIR",
+        help="where hosted curricula write their logs, diagnostics and checkpoints, and restart from",
+    )
+    parser.add_argument(
+        "--curriculum-checkpoint-every",
+        type=int,
+        default=50,
+        metavar="GROUPS",
+        help="completed groups between two checkpoints of a hosted curriculum",
+    )
     parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
@@ -108,12 +129,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     from genenv_gym.serve.app import ServeConfig
     from genenv_gym.serve.catalog import Catalog
+    from genenv_gym.serve.curricula import CurriculumSpec
     from genenv_gym.serve.limits import token_from_env
     from genenv_gym.serve.server import uvicorn_server
 
     try:
         catalog = Catalog(args.env, operator_kwargs(args.env_kwargs, args.env_kwargs_for))
         token = token_from_env(args.token_env)
+        curricula = tuple(CurriculumSpec.parse(text) for text in args.curriculum)
     except ValueError as error:
         print(f"genenv serve: {error}", file=sys.stderr)
         return 2
@@ -122,6 +145,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     catalog = _servable(catalog)
     if catalog is None:
         return 1
+    unserved = [spec.env_id for spec in curricula if spec.env_id not in catalog.env_ids]
+    if unserved:
+        print(f"genenv serve: --curriculum names ids this server does not serve: {unserved}", file=sys.stderr)
+        return 2
     limits = ServeLimits(
         max_sessions=args.max_sessions,
         max_sessions_per_client=args.max_sessions_per_client,
@@ -145,8 +172,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"({limits.max_sessions_per_client} per client), {limits.workers} env calls at once",
         file=sys.stderr,
     )
-    config = ServeConfig(catalog, limits, token, args.forwarded_allow_ips)
-    uvicorn_server(config, args.host, args.port, access_log=args.access_log).run()
+    config = ServeConfig(
+        catalog,
+        limits,
+        token,
+        args.forwarded_allow_ips,
+        curricula,
+        args.curriculum_dir,
+        args.curriculum_checkpoint_every,
+    )
+    try:
+        server = uvicorn_server(config, args.host, args.port, access_log=args.access_log)
+    except ValueError as error:  # a hosted curriculum that cannot be built
+        print(f"genenv serve: {error}", file=sys.stderr)
+        return 2
+    if curricula:
+        names = ", ".join(f"{spec.name} ({spec.env_id})" for spec in curricula)
+        print(f"genenv serve: hosting curricula {names}", file=sys.stderr)
+    server.run()
     return 0
 
 

@@ -2,9 +2,11 @@
 
 Requests (server to process) are JSON, strings ASCII-escaped (text with lone surrogates crosses
 unchanged). Replies (process to server) are a kind byte and a body: ``O`` and the result as the JSON text
-the client gets (the server forwards it without reading it), or ``E`` and a JSON error. Nothing is ever
-pickled: a session's process runs env code on a client's input, and what it sends back is data, not
-objects the server rebuilds.
+the client gets (the server forwards it without reading it), or ``E`` and a JSON error. While it works on a
+request, a process that joined a curriculum the server hosts may send ``C`` and a JSON call of it
+(serve/session_curriculum.py); the server answers that with a request-style frame and goes on waiting for
+the reply. Nothing is ever pickled: a session's process runs env code on a client's input, and what it
+sends back is data, not objects the server rebuilds.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ def encode(message: Any) -> bytes:
     return _LENGTH.pack(len(data)) + data
 
 
-#: The kinds of a reply.
-OK, ERROR = b"O", b"E"
+#: The kinds of a reply, and of a curriculum call a process makes before its reply.
+OK, ERROR, CALL = b"O", b"E", b"C"
 
 
 def encode_reply(kind: bytes, body: bytes) -> bytes:
@@ -73,6 +75,6 @@ async def read_reply(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
     except asyncio.IncompleteReadError:
         raise FrameError("the peer closed the connection") from None
     kind, body = frame[:1], frame[1:]
-    if kind not in (OK, ERROR):
+    if kind not in (OK, ERROR, CALL):
         raise FrameError(f"a reply of unknown kind {kind!r}")
     return kind, body

@@ -9,19 +9,22 @@ started) is killed, the request answered 504 and the session closed; no other se
 still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
 sessions go first, as in a feedback queue); it keeps its slot, so no more than ``workers`` calls ever
 compete for the cores (a wall-clock limit stays fair). Idle HTTP
-sessions are closed after the idle timeout, and every session at shutdown.
+sessions are closed after the idle timeout, and every session at shutdown. A session that joined a
+curriculum the server hosts (serve/curricula.py) has its process's curriculum calls answered there; closing
+the session forgets its proposals and leaves the curriculum to the others.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import time
 import uuid
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genenv_gym.serve.errors import (
     CapacityReached,
@@ -34,8 +37,11 @@ from genenv_gym.serve.errors import (
 )
 from genenv_gym.serve.fairness import FairSlots
 from genenv_gym.serve.limits import ServeLimits
-from genenv_gym.serve.worker import WorkerProcess
+from genenv_gym.serve.worker import OnCall, WorkerProcess
 from genenv_gym.serve.zygote import Zygote, ZygoteError
+
+if TYPE_CHECKING:
+    from genenv_gym.serve.curricula import HostedCurricula
 
 
 class Session:
@@ -52,6 +58,8 @@ class Session:
         self.episode_id: str | None = None
         self.step_count = 0
         self.closed = False
+        #: the hosted curriculum the session joined (serve/curricula.py), if any
+        self.curriculum: str | None = None
 
     def state(self) -> dict[str, Any]:
         """OpenEnv's ``State``: the episode id and the steps taken in it, plus the env id."""
@@ -61,9 +69,10 @@ class Session:
 class SessionManager:
     """Every session of a server, bounded by ``ServeLimits``."""
 
-    def __init__(self, zygote: Zygote, limits: ServeLimits) -> None:
+    def __init__(self, zygote: Zygote, limits: ServeLimits, curricula: HostedCurricula | None = None) -> None:
         self.zygote = zygote
         self.limits = limits
+        self.curricula = curricula
         self.sessions: dict[str, Session] = {}
         self.per_client: Counter[str] = Counter()
         self.slots = FairSlots(limits.workers)
@@ -102,10 +111,13 @@ class SessionManager:
             )
         return session
 
-    async def build(self, session: Session, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    async def build(
+        self, session: Session, env_kwargs: dict[str, Any], joined: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Fork the session's process and build its env there from the client's (checked) kwargs, within
-        ``make_timeout_s``; what the build answers (the env's spaces). The session counts as busy meanwhile
-        (the idle reaper leaves it alone)."""
+        ``make_timeout_s``, joined to the hosted curriculum ``joined`` names (``HostedCurricula.take``);
+        what the build answers (the env's spaces). The session counts as busy meanwhile (the idle reaper
+        leaves it alone)."""
         async with session.lock:
             try:
                 process = await asyncio.to_thread(self.zygote.spawn, session.env_id)
@@ -118,7 +130,10 @@ class SessionManager:
                 raise UnknownSession(f"session {session.id} is closed")
             session.process = process
             await process.connect()
-            message = {"op": "make", "kwargs": env_kwargs}
+            message: dict[str, Any] = {"op": "make", "kwargs": env_kwargs}
+            if joined is not None:
+                session.curriculum = joined["name"]
+                message["curriculum"] = {"group_size": joined["group_size"]}
             return json.loads(await self._run(session, message, self.limits.make_timeout_s))
 
     async def call(self, session: Session, message: dict[str, Any], exclusive: bool = True) -> bytes:
@@ -155,7 +170,7 @@ class SessionManager:
                 else None
             )
             try:
-                return await asyncio.wait_for(session.process.ask(message), timeout)
+                return await asyncio.wait_for(session.process.ask(message, self._on_call(session)), timeout)
             except asyncio.TimeoutError:
                 self.killed_calls += 1
                 session.process.kill()
@@ -171,6 +186,12 @@ class SessionManager:
                 if slow is not None:
                     slow.cancel()
 
+    def _on_call(self, session: Session) -> OnCall | None:
+        """What answers the curriculum calls of the session's process (None: it joined none)."""
+        if session.curriculum is None or self.curricula is None:
+            return None
+        return functools.partial(self.curricula.call, session.id, session.curriculum)
+
     async def close(self, session: Session) -> None:
         """End the session's process (its env closed there) and free its slot (idempotent)."""
         if session.closed:
@@ -181,6 +202,8 @@ class SessionManager:
         if self.per_client[session.client] <= 0:
             del self.per_client[session.client]
         self.slots.remove_session(session.client)
+        if self.curricula is not None:
+            self.curricula.forget(session.id)
         if session.process is None:
             return
         if session.lock.locked():  # a request is running in it: nothing to wait for

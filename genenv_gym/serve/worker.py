@@ -6,6 +6,10 @@ order, and exits when the server closes the connection. Whatever the env does to
 global it sets, a cache it fills, memory it takes, a call that never returns) stays in that process, and
 the server ends it by killing its process group (``WorkerProcess.kill``).
 
+A ``make`` that names a ``curriculum`` (``{"group_size"}``: the session joined a curriculum the server
+hosts, serve/curricula.py) makes the env propose from and record into it (``join_curriculum``), through
+calls on the same socket (serve/session_curriculum.py).
+
 Replies (serve/frames.py): the result as the JSON text the client gets (``wire.json_text``: the process
 does that work, not the server's event loop), or an error ``{"kind", "message"}`` with ``kind`` one of
 ``state`` (the env refused for the episode's state: RuntimeError), ``env`` (any other error of the env or
@@ -22,6 +26,7 @@ import os
 import resource
 import signal
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from genenv_gym.serve import frames
@@ -33,6 +38,7 @@ from genenv_gym.serve.errors import (
     WorkerLost,
     redact_paths,
 )
+from genenv_gym.serve.session_curriculum import join_hosted_curriculum
 from genenv_gym.serve.wire import json_text, options_from_json
 
 
@@ -63,6 +69,8 @@ def run_session(
             try:
                 if op == "make":
                     env = make_env(request.get("kwargs") or {})
+                    if request.get("curriculum") is not None:
+                        join_hosted_curriculum(env, sock, request["curriculum"])
                     result = describe(env)
                 elif env is None:
                     raise RuntimeError("the env is not built yet")
@@ -124,6 +132,11 @@ def _limit_memory(memory_mb: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
+#: Answers a session process's curriculum call (its JSON body) with a JSON-able answer.
+OnCall = Callable[[bytes], Awaitable[dict[str, Any]]]
+NO_CURRICULUM = {"error": "this session has joined no curriculum"}
+
+
 class WorkerProcess:
     """The server's handle on one session's process: ask it, or kill it (its whole process group)."""
 
@@ -140,9 +153,9 @@ class WorkerProcess:
             sock=self._sock, limit=frames.MAX_FRAME_BYTES
         )
 
-    async def ask(self, message: dict[str, Any]) -> bytes:
+    async def ask(self, message: dict[str, Any], on_call: OnCall | None = None) -> bytes:
         """Send ``message`` and wait for the answer: the result's JSON text (UTF-8), or the ServeError it
-        names.
+        names. The process's curriculum calls on the way are answered by ``on_call`` (refused without one).
 
         No time limit here: the caller bounds the wait and kills the process when it runs out.
         """
@@ -152,6 +165,11 @@ class WorkerProcess:
             self._writer.write(frames.encode(message))
             await self._writer.drain()
             kind, body = await frames.read_reply(self._reader)
+            while kind == frames.CALL:
+                answer = await on_call(body) if on_call is not None else NO_CURRICULUM
+                self._writer.write(frames.encode(answer))
+                await self._writer.drain()
+                kind, body = await frames.read_reply(self._reader)
         except (frames.FrameError, ConnectionError, OSError):
             self.kill()
             raise WorkerLost("the session's process ended during the request (the env crashed it)") from None

@@ -40,11 +40,10 @@ from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
-from genenv_gym.learnability import LearnabilitySampler, TaskLearnabilitySampler
 from genenv_gym.oracle_frontier import OracleFrontierSampler
 from genenv_gym.progress import progress
 from genenv_gym.rank_trimming import RankTrimSampler
-from genenv_gym.samplers import SAMPLERS
+from genenv_gym.samplers import SAMPLERS, build_standalone
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task
@@ -59,7 +58,6 @@ from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
 from genenv_gym.train.run_dir import RUN_RECORD, clear_run_files, remove_stale_temp_files, run_files
 from genenv_gym.train.rwr_sft import encode_chat_example, make_sft_batch, sft_step
-from genenv_gym.uniform import UniformSampler
 
 if TYPE_CHECKING:
     from genenv_gym.train.simulator_llm import EnvironmentLLM
@@ -201,12 +199,10 @@ class Trainer:
         baseline, s = self.cfg.run.baseline, self.cfg.sampler
         if baseline in ("alpha-curriculum", "soft-alpha-rwr", "random-simulator"):
             return self.env_policy
-        if baseline == "learnability":
-            return LearnabilitySampler(self.domain, self.curriculum)
         if baseline == "learnability-task":
-            return TaskLearnabilitySampler(self.domain, s.task_explore)
-        if baseline == "uniform":
-            return UniformSampler(self.domain)
+            return build_standalone(baseline, self.domain, self.curriculum, explore=s.task_explore)
+        if baseline in ("learnability", "uniform"):
+            return build_standalone(baseline, self.domain, self.curriculum)
         if baseline == "as-released":
             return RankTrimSampler(self.domain, self.score_tasks, s.pool_tasks, s.score_samples, s.trim)
         if baseline == "oracle-frontier":

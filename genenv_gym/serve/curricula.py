@@ -1,0 +1,295 @@
+"""Named curricula ``genenv serve`` hosts, which sessions of a simulator id join (``--curriculum NAME=ID``).
+
+The operator declares each one; a client only joins one by name (``env_kwargs={"shared_curriculum":
+NAME}`` when it opens a session of that id): every episode of every joined session is then proposed by,
+and recorded into, one ``CurriculumService`` that lives in the server's process, built from the id with the
+operator's kwargs. It outlives the sessions: a client that disconnects loses its episodes in flight, and
+the curriculum goes on with the others (and with the sessions of later clients).
+
+A session's process reaches it only through ``call`` (serve/session_curriculum.py), and only so:
+
+- ``propose`` (``n`` in ``[1, MAX_PROPOSE]``): the proposals are remembered as this session's (at most
+  ``MAX_OUTSTANDING`` of them, the oldest forgotten first);
+- ``record`` (``proposal_id``, ``success``): an episode of one of this session's proposals, at most
+  ``group_size`` times each; the task and the group size are the server's, never the session's;
+- ``state``: the curriculum's ``state()``.
+
+Anything else is refused with a message and changes nothing. Calls run on threads (the event loop stays
+free while a simulator proposes) and the service serialises them; a call counts towards the request's
+time limit, like the env work around it.
+
+With ``directory``, each curriculum appends its log (``NAME.log.jsonl``, the arrival order of every
+proposal and record) and its diagnostics (``NAME.metrics.jsonl``, every ``checkpoint_every`` completed
+groups), writes ``NAME.ckpt`` (a pickle, as the Ray actor's: the server's own file) at those points and at
+shutdown, and starts from that file when the server starts again. Without it, a curriculum lives as long as
+the server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pickle
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from genenv_gym.atomic_write import write_atomically
+from genenv_gym.curriculum_service.service import CurriculumService
+from genenv_gym.serve.errors import ServeError
+from genenv_gym.task import Task
+
+#: The client kwarg that names the curriculum a session joins (taken out before the env's own kwargs).
+JOIN_KEY = "shared_curriculum"
+#: Proposals one call may ask for.
+MAX_PROPOSE = 64
+#: Unfinished proposals remembered per session (a session that keeps asking forgets its oldest).
+MAX_OUTSTANDING = 1024
+#: The largest curriculum call accepted, in bytes.
+MAX_CALL_BYTES = 4096
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+class UnknownCurriculum(ServeError):
+    status, code = 404, "UNKNOWN_CURRICULUM"
+
+
+@dataclass(frozen=True)
+class CurriculumSpec:
+    """One hosted curriculum: its ``name`` and the simulator id it serves."""
+
+    name: str
+    env_id: str
+
+    @classmethod
+    def parse(cls, text: str) -> CurriculumSpec:
+        """``NAME=ENV_ID`` (``--curriculum``); ValueError naming what is wrong."""
+        name, sep, env_id = text.partition("=")
+        name, env_id = name.strip(), env_id.strip()
+        if not sep or not env_id:
+            raise ValueError(f"--curriculum {text!r}: expected NAME=ENV_ID")
+        if not _NAME.fullmatch(name) or ".." in name:
+            raise ValueError(
+                f"--curriculum {text!r}: a name is 1-64 letters, digits, '_', '.' or '-' (first a letter or "
+                "digit)"
+            )
+        return cls(name, env_id)
+
+
+class _Hosted:
+    """One curriculum, its sessions' proposals and its files."""
+
+    def __init__(self, spec: CurriculumSpec, service: CurriculumService, directory: str | None) -> None:
+        self.spec = spec
+        self.service = service
+        self.group_size = service.curriculum.attempts
+        self.directory = directory
+        self.lock = threading.Lock()
+        #: session id -> proposal id -> [task, records left]
+        self.given: dict[str, OrderedDict[str, list[Any]]] = {}
+        self.groups_since_checkpoint = 0
+        self.last_diagnostics: dict[str, float] = {}
+
+    def path(self, suffix: str) -> str | None:
+        return os.path.join(self.directory, f"{self.spec.name}.{suffix}") if self.directory else None
+
+
+class HostedCurricula:
+    """The server's named curricula (see the module docstring).
+
+    Args:
+        specs: the curricula to host (names distinct, each a served simulator id).
+        env_kwargs: the operator's kwargs of an env id (``Catalog.server_kwargs``).
+        directory: where logs, diagnostics and checkpoints go (None: nowhere).
+        checkpoint_every: completed groups between two checkpoints.
+    """
+
+    def __init__(
+        self,
+        specs: Iterable[CurriculumSpec],
+        env_kwargs: Any,
+        directory: str | None = None,
+        checkpoint_every: int = 50,
+    ) -> None:
+        if checkpoint_every < 1:
+            raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
+        self.checkpoint_every = checkpoint_every
+        self._hosted: dict[str, _Hosted] = {}
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        try:
+            for spec in specs:
+                if spec.name in self._hosted:
+                    raise ValueError(f"--curriculum: the name {spec.name!r} is declared twice")
+                self._hosted[spec.name] = self._build(spec, env_kwargs(spec.env_id), directory)
+        except BaseException:
+            self.close(checkpoint=False)
+            raise
+
+    @staticmethod
+    def _build(spec: CurriculumSpec, kwargs: Mapping[str, Any], directory: str | None) -> _Hosted:
+        log = os.path.join(directory, f"{spec.name}.log.jsonl") if directory else None
+        service = CurriculumService.for_env(spec.env_id, kwargs, log_path=log)
+        hosted = _Hosted(spec, service, directory)
+        saved = hosted.path("ckpt")
+        if saved and os.path.exists(saved):
+            with open(saved, "rb") as handle:  # the server's own file, written by checkpoint()
+                service.restore(pickle.load(handle))
+        return hosted
+
+    def __len__(self) -> int:
+        return len(self._hosted)
+
+    def names_for(self, env_id: str) -> list[str]:
+        """The curricula a session of ``env_id`` may join."""
+        return [name for name, h in self._hosted.items() if h.spec.env_id == env_id]
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [
+            {"name": name, "env_id": h.spec.env_id, "group_size": h.group_size}
+            for name, h in self._hosted.items()
+        ]
+
+    def take(self, env_id: str, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """A client's kwargs without ``JOIN_KEY``, and what the session's process needs to join the named
+        curriculum (None when none is named); UnknownCurriculum (404) for a name this server does not host
+        for ``env_id``."""
+        rest = dict(kwargs)
+        if JOIN_KEY not in rest:
+            return rest, None
+        name = rest.pop(JOIN_KEY)
+        hosted = self._hosted.get(name) if isinstance(name, str) else None
+        if hosted is None or hosted.spec.env_id != env_id:
+            offered = self.names_for(env_id)
+            raise UnknownCurriculum(
+                f"{JOIN_KEY}: this server hosts no curriculum {str(name)[:80]!r} for {env_id}; "
+                + (f"it hosts {offered}" if offered else "it hosts none for this id")
+            )
+        return rest, {"name": hosted.spec.name, "group_size": hosted.group_size}
+
+    def state(self, name: str) -> dict[str, Any]:
+        """A curriculum's state and the diagnostics of its last checkpoint interval."""
+        hosted = self._get(name)
+        return {
+            "name": name,
+            "env_id": hosted.spec.env_id,
+            "group_size": hosted.group_size,
+            "state": hosted.service.state(),
+            "diagnostics": dict(hosted.last_diagnostics),
+        }
+
+    def _get(self, name: str) -> _Hosted:
+        hosted = self._hosted.get(name)
+        if hosted is None:
+            raise UnknownCurriculum(
+                f"this server hosts no curriculum {name[:80]!r}; it hosts {list(self._hosted)}"
+            )
+        return hosted
+
+    # -- a session's calls ---------------------------------------------------------------------------------
+    async def call(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
+        """Answer one call of a session's process (off the event loop)."""
+        return await asyncio.to_thread(self.answer, session_id, name, body)
+
+    def answer(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
+        """The answer to one call: ``{"error": ...}`` for anything refused."""
+        hosted = self._hosted.get(name)
+        if hosted is None:
+            return {"error": f"no curriculum {name!r}"}
+        if len(body) > MAX_CALL_BYTES:
+            return {"error": f"a call of {len(body)} bytes; at most {MAX_CALL_BYTES}"}
+        try:
+            request = json.loads(body)
+        except (ValueError, RecursionError):
+            return {"error": "a call is a JSON object"}
+        if not isinstance(request, dict):
+            return {"error": "a call is a JSON object"}
+        method = request.get("method")
+        if method == "propose":
+            return self._propose(hosted, session_id, request.get("n"))
+        if method == "record":
+            return self._record(hosted, session_id, request.get("proposal_id"), request.get("success"))
+        if method == "state":
+            return {"state": hosted.service.state()}
+        return {"error": f"unknown method {str(method)[:40]!r}; one of ['propose', 'record', 'state']"}
+
+    def _propose(self, hosted: _Hosted, session_id: str, n: Any) -> dict[str, Any]:
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_PROPOSE:
+            return {"error": f"n must be an integer in [1, {MAX_PROPOSE}]"}
+        proposals = hosted.service.propose(n)
+        with hosted.lock:
+            given = hosted.given.setdefault(session_id, OrderedDict())
+            for p in proposals:
+                given[p.proposal_id] = [p.task, hosted.group_size]
+            while len(given) > MAX_OUTSTANDING:
+                given.popitem(last=False)
+        return {
+            "proposals": [
+                {"proposal_id": p.proposal_id, "task": p.task.to_json(), "seed": p.seed} for p in proposals
+            ]
+        }
+
+    def _record(self, hosted: _Hosted, session_id: str, proposal_id: Any, success: Any) -> dict[str, Any]:
+        if not isinstance(success, bool):
+            return {"error": "success must be true or false"}
+        with hosted.lock:
+            given = hosted.given.get(session_id, {})
+            entry = given.get(proposal_id) if isinstance(proposal_id, str) else None
+            if entry is None:
+                return {"error": "not a proposal given to this session (or one it has forgotten)"}
+            if entry[1] <= 0:
+                return {"error": f"this proposal's {hosted.group_size} episodes are recorded already"}
+            entry[1] -= 1
+            task: Task = entry[0]
+            if entry[1] == 0:
+                del hosted.given[session_id][proposal_id]
+        update = hosted.service.record(
+            task, success, proposal_id=proposal_id, group_size=hosted.group_size, recorder=session_id[:8]
+        )
+        if update is not None:
+            self._group_closed(hosted)
+        return {"update": update}
+
+    def _group_closed(self, hosted: _Hosted) -> None:
+        with hosted.lock:
+            hosted.groups_since_checkpoint += 1
+            due = hosted.groups_since_checkpoint >= self.checkpoint_every
+            if due:
+                hosted.groups_since_checkpoint = 0
+        if due:
+            self._checkpoint(hosted)
+
+    def forget(self, session_id: str) -> None:
+        """A closed session's proposals (its open groups stay in the curriculum, bounded)."""
+        for hosted in self._hosted.values():
+            with hosted.lock:
+                hosted.given.pop(session_id, None)
+
+    # -- files ---------------------------------------------------------------------------------------------
+    def _checkpoint(self, hosted: _Hosted) -> None:
+        diagnostics = hosted.service.end_step()
+        hosted.last_diagnostics = diagnostics
+        metrics, saved = hosted.path("metrics.jsonl"), hosted.path("ckpt")
+        if metrics:
+            line = {"time": time.time(), "groups_completed": hosted.service.state()["groups_completed"]}
+            with open(metrics, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({**line, **diagnostics}) + "\n")
+        if saved:
+            write_atomically(saved, pickle.dumps(hosted.service.checkpoint()))
+
+    def checkpoint_all(self) -> None:
+        for hosted in self._hosted.values():
+            self._checkpoint(hosted)
+
+    def close(self, checkpoint: bool = True) -> None:
+        """Checkpoint every curriculum (when ``checkpoint``) and close it."""
+        for hosted in self._hosted.values():
+            if checkpoint:
+                self._checkpoint(hosted)
+            hosted.service.close()
+        self._hosted = {}

@@ -1,0 +1,321 @@
+"""A curriculum ``genenv serve`` hosts (``--curriculum NAME=ID``): sessions of several clients join it by
+name, every episode they play is proposed by and recorded into it, it outlives a client's disconnect and
+the server's restart (its checkpoint), a replay of its log rebuilds it, and what a client or a session's
+process may do to it is bounded (serve/curricula.py)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("fastapi")
+websockets_sync = pytest.importorskip("websockets.sync.client")
+
+import gymnasium as gym  # noqa: E402
+
+from genenv_gym.curriculum_service.service import CurriculumService, replay  # noqa: E402
+from genenv_gym.serve.app import ServeConfig  # noqa: E402
+from genenv_gym.serve.catalog import Catalog  # noqa: E402
+from genenv_gym.serve.curricula import (  # noqa: E402
+    JOIN_KEY,
+    MAX_OUTSTANDING,
+    CurriculumSpec,
+    HostedCurricula,
+)
+from genenv_gym.serve.limits import ServeLimits  # noqa: E402
+from genenv_gym.serve.server import BackgroundServer  # noqa: E402
+
+SIM = "GenEnv-Sim-Digits-v0"
+OTHER = "GenEnv-Sim-Ladder-v0"
+
+
+def no_kwargs(env_id: str) -> dict:
+    return {}
+
+
+def answer_for(observation: str, right: bool) -> str:
+    digits = observation.split(":", 1)[1].split()
+    return " ".join(reversed(digits)) if right else "wrong"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("curricula")
+    specs = (CurriculumSpec("digits", SIM), CurriculumSpec("ladder", OTHER))
+    config = ServeConfig(
+        Catalog([SIM, OTHER], no_kwargs),
+        ServeLimits(workers=2, step_timeout_s=30),
+        curricula=specs,
+        curriculum_dir=str(directory),
+        curriculum_checkpoint_every=2,
+    )
+    background = BackgroundServer(config)
+    with background as url:
+        yield url, background, directory
+
+
+def hosted(background: BackgroundServer) -> HostedCurricula:
+    return background.server.config.app.state.curricula
+
+
+def client(url: str, source: str = "127.0.0.1") -> httpx.Client:
+    return httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address=source), timeout=60)
+
+
+def join(c: httpx.Client, name: str = "digits") -> str:
+    answer = c.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: name}})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["session_id"]
+
+
+def play(c: httpx.Client, sid: str, right: bool) -> dict:
+    obs = c.post(f"/envs/{SIM}/reset", json={"session_id": sid}).json()["observation"]
+    done = c.post(
+        f"/envs/{SIM}/step", json={"action": {"text": answer_for(obs["text"], right)}, "session_id": sid}
+    )
+    assert done.status_code == 200, done.text
+    return done.json()["observation"]["info"]
+
+
+def test_sessions_of_two_clients_play_one_curriculum_that_a_replay_of_its_log_rebuilds(server):
+    url, background, _ = server
+    service = hosted(background)._hosted["digits"].service
+    before = service.state()
+    with client(url) as a, client(url, "127.0.0.2") as b:
+        sid_a = a.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: "digits"}}).json()[
+            "session_id"
+        ]
+        sid_b = b.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: "digits"}}).json()[
+            "session_id"
+        ]
+        updates = []
+        for episode in range(8):  # 4 attempts per proposal: each session closes 2 groups
+            for c, sid in ((a, sid_a), (b, sid_b)):
+                info = play(c, sid, right=episode % 2 == 0)
+                if "sim_update" in info:
+                    updates.append(info["sim_update"])
+        assert len(updates) == 4
+        state = a.get("/curricula/digits").json()
+        a.delete(f"/envs/{SIM}/sessions/{sid_a}")
+        b.delete(f"/envs/{SIM}/sessions/{sid_b}")
+    after = state["state"]
+    assert after["groups_completed"] - before["groups_completed"] == 4
+    assert after["proposals"] - before["proposals"] == 16  # each session asked for one batch of 8
+    # both clients' sessions recorded into the same log, in the order their records arrived
+    log = service.log()
+    recorders = {e["recorder"] for e in log if e["event"] == "record"}
+    assert len(recorders) >= 2
+    fresh = CurriculumService.for_env(SIM)
+    try:
+        replay(fresh, log)
+        assert fresh.state()["skill"] == service.state()["skill"]
+        assert fresh.checkpoint()["simulator"] == service.checkpoint()["simulator"]
+    finally:
+        fresh.close()
+
+
+def test_a_curriculum_outlives_a_client_that_disconnects_mid_group(server):
+    url, background, _ = server
+    host, port = url.removeprefix("http://").split(":")
+    with websockets_sync.connect(f"ws://{host}:{port}/envs/{SIM}/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"env_kwargs": {JOIN_KEY: "digits"}}}))
+        obs = json.loads(ws.recv(timeout=60))["data"]["observation"]
+        ws.send(json.dumps({"type": "step", "data": {"text": answer_for(obs["text"], True)}}))
+        assert json.loads(ws.recv(timeout=60))["type"] == "observation"
+        given_before = sum(len(v) for v in hosted(background)._hosted["digits"].given.values())
+        assert given_before >= 1
+    # the client is gone: its proposals are forgotten, its half group stays open, the curriculum goes on
+    with client(url) as c:
+        for _ in range(100):
+            if not background.manager.sessions:
+                break
+            time.sleep(0.05)
+        assert not hosted(background)._hosted["digits"].given
+        state = c.get("/curricula/digits").json()["state"]
+        assert state["open_groups"] >= 1
+        sid = join(c)
+        for _ in range(4):
+            play(c, sid, right=True)
+        later = c.get("/curricula/digits").json()["state"]
+        assert later["groups_completed"] == state["groups_completed"] + 1
+        c.delete(f"/envs/{SIM}/sessions/{sid}")
+
+
+@pytest.mark.parametrize("transport", ["ws", "http"])
+def test_the_remote_env_joins_a_hosted_curriculum_on_either_transport(server, transport):
+    url, background, _ = server
+    service = hosted(background)._hosted["digits"].service
+    before = service.state()["groups_completed"]
+    env = gym.make("GenEnv-Remote-v0", url=url, env_id=SIM, transport=transport, shared_curriculum="digits")
+    try:
+        for _ in range(4):
+            obs, _ = env.reset()
+            env.step(answer_for(obs, True))
+    finally:
+        env.close()
+    assert service.state()["groups_completed"] == before + 1
+
+
+def test_clients_may_only_join_a_declared_curriculum_of_their_id(server):
+    url, _, _ = server
+    with client(url) as c:
+        unknown = c.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: "nope"}})
+        assert unknown.status_code == 404 and unknown.json()["code"] == "UNKNOWN_CURRICULUM"
+        assert "digits" in unknown.json()["detail"]
+        wrong_id = c.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: "ladder"}})
+        assert wrong_id.status_code == 404
+        not_text = c.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: ["digits"]}})
+        assert not_text.status_code == 404
+        oneshot = c.post(f"/envs/{SIM}/reset", json={"env_kwargs": {JOIN_KEY: "digits"}})
+        assert oneshot.status_code == 422
+        assert c.get("/curricula/nope").status_code == 404
+        listed = c.get("/curricula").json()["curricula"]
+        assert {(x["name"], x["env_id"], x["group_size"]) for x in listed} == {
+            ("digits", SIM, 4),
+            ("ladder", OTHER, 4),
+        }
+        assert c.get(f"/envs/{SIM}/spec").json()["shared_curricula"] == ["digits"]
+
+
+def test_checkpoints_and_diagnostics_are_written_and_a_restarted_host_goes_on_from_them(server):
+    url, background, directory = server
+    with client(url) as c:
+        sid = join(c)
+        for _ in range(8):
+            play(c, sid, right=False)
+        c.delete(f"/envs/{SIM}/sessions/{sid}")
+        diagnostics = c.get("/curricula/digits").json()["diagnostics"]
+    assert diagnostics["curriculum/groups"] >= 1  # the last interval's (every 2 groups)
+    assert {"curriculum/signal_share", "curriculum/too_hard_share", "curriculum/in_band_share"} <= set(
+        diagnostics
+    )
+    lines = (directory / "digits.metrics.jsonl").read_text().splitlines()
+    assert lines and "groups_completed" in json.loads(lines[-1])
+    assert (directory / "digits.ckpt").exists()
+    assert (directory / "digits.log.jsonl").exists()
+    live = hosted(background)._hosted["digits"].service
+    saved = HostedCurricula([CurriculumSpec("copy", SIM)], no_kwargs)
+    try:
+        hosted(background).checkpoint_all()
+        saved._hosted["copy"].service.restore(pickle.loads((directory / "digits.ckpt").read_bytes()))
+        restored = saved._hosted["copy"].service
+        assert restored.state()["skill"] == live.state()["skill"]
+        assert [p.task for p in restored.propose(3, seed=7)] == [p.task for p in live.propose(3, seed=7)]
+    finally:
+        saved.close(checkpoint=False)
+
+
+# -- what a session's process may do to the curriculum (HostedCurricula.answer, no server) -----------------
+
+
+@pytest.fixture(scope="module")
+def host():
+    curricula = HostedCurricula([CurriculumSpec("digits", SIM)], no_kwargs)
+    yield curricula
+    curricula.close(checkpoint=False)
+
+
+def call(host: HostedCurricula, session: str, message) -> dict:
+    return host.answer(session, "digits", json.dumps(message).encode())
+
+
+def test_a_session_records_only_its_own_proposals_and_each_at_most_group_size_times(host):
+    proposal = call(host, "session-a", {"method": "propose", "n": 1})["proposals"][0]
+    pid = proposal["proposal_id"]
+    assert "error" in call(host, "session-b", {"method": "record", "proposal_id": pid, "success": True})
+    for _ in range(3):
+        assert call(host, "session-a", {"method": "record", "proposal_id": pid, "success": True}) == {
+            "update": None
+        }
+    closed = call(host, "session-a", {"method": "record", "proposal_id": pid, "success": False})
+    assert closed["update"] is not None
+    again = call(host, "session-a", {"method": "record", "proposal_id": pid, "success": True})
+    assert "error" in again
+
+
+def test_a_session_cannot_hoard_or_misuse_calls(host):
+    for bad in (0, 65, -1, True, "3", 2.5, None):
+        assert "error" in call(host, "s", {"method": "propose", "n": bad})
+    pid = call(host, "s", {"method": "propose", "n": 1})["proposals"][0]["proposal_id"]
+    for bad in (1, "yes", None, 0.0):
+        assert "error" in call(host, "s", {"method": "record", "proposal_id": pid, "success": bad})
+    assert "error" in call(host, "s", {"method": "checkpoint"})
+    assert "error" in call(host, "s", {"method": "restore", "state": {}})
+    assert "error" in host.answer("s", "digits", b"[" * 10_000)
+    assert "error" in host.answer("s", "digits", b"not json")
+    assert "error" in host.answer("s", "elsewhere", b"{}")
+    for _ in range(MAX_OUTSTANDING // 64 + 2):
+        call(host, "hoarder", {"method": "propose", "n": 64})
+    assert len(host._hosted["digits"].given["hoarder"]) == MAX_OUTSTANDING
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_hostile_calls_are_answered_and_never_touch_another_sessions_groups(host, message):
+    before = host._hosted["digits"].service.state()["groups_completed"]
+    answer = host.answer("hostile", "digits", json.dumps(message).encode())
+    assert isinstance(answer, dict)
+    json.dumps(answer)
+    assert host._hosted["digits"].service.state()["groups_completed"] == before
+
+
+# -- the same interface in one process: envs that join a shared service -----------------------------------
+
+
+def test_envs_joined_to_one_service_leave_the_state_one_env_leaves_when_fed_the_same_outcomes():
+    shared = CurriculumService.for_env(SIM)
+    envs = [gym.make(SIM) for _ in range(2)]
+    for env in envs:
+        env.unwrapped.join_curriculum(shared)
+    outcomes = []
+    for episode in range(16):
+        env = envs[episode % 2]
+        obs, _ = env.reset()
+        right = (episode // 2) % 3 != 0
+        _, _, _, _, done = env.step(answer_for(obs, right))
+        outcomes.append(done["success"])
+    assert shared.state()["groups_completed"] == 4
+    assert envs[0].unwrapped.curriculum_state() == shared.state()
+    alone = CurriculumService.for_env(SIM)
+    try:
+        replay(alone, shared.log())
+        assert alone.checkpoint() == shared.checkpoint()
+    finally:
+        alone.close()
+        shared.close()
+        for env in envs:
+            env.close()
+
+
+def test_the_curriculum_flag_is_checked():
+    assert CurriculumSpec.parse("math=GenEnv-Sim-Digits-v0") == CurriculumSpec("math", SIM)
+    for bad in ("math", "=GenEnv-Sim-Digits-v0", "../x=GenEnv-Sim-Digits-v0", "a/b=X", "math="):
+        with pytest.raises(ValueError, match="--curriculum"):
+            CurriculumSpec.parse(bad)
+    with pytest.raises(ValueError, match="only a simulator id"):
+        HostedCurricula([CurriculumSpec("fixed", "GenEnv-Digits-v0")], no_kwargs)
+    with pytest.raises(ValueError, match="twice"):
+        HostedCurricula([CurriculumSpec("a", SIM), CurriculumSpec("a", SIM)], no_kwargs)
+
+
+def test_genenv_serve_refuses_a_curriculum_it_cannot_host(capsys):
+    from genenv_gym.cli import main
+
+    assert main(["serve", "--curriculum", "no-equals-sign"]) == 2
+    assert "NAME=ENV_ID" in capsys.readouterr().err
+    assert main(["serve", "--env", SIM, "--curriculum", f"x={OTHER}"]) == 2
+    assert "does not serve" in capsys.readouterr().err
+    assert main(["serve", "--env", "GenEnv-Digits-v0", "--curriculum", "x=GenEnv-Digits-v0"]) == 2
+    assert "only a simulator id" in capsys.readouterr().err
