@@ -200,7 +200,7 @@ def test_checkpoints_and_diagnostics_are_written_and_a_restarted_host_goes_on_fr
     assert (directory / "digits.ckpt").exists()
     assert (directory / "digits.log.jsonl").exists()
     live = hosted(background)._hosted["digits"].service
-    saved = HostedCurricula([CurriculumSpec("copy", SIM)], no_kwargs)
+    saved = HostedCurricula([CurriculumSpec("copy", SIM)], no_kwargs).start()
     try:
         hosted(background).checkpoint_all()
         saved._hosted["copy"].service.restore(pickle.loads((directory / "digits.ckpt").read_bytes()))
@@ -216,7 +216,7 @@ def test_checkpoints_and_diagnostics_are_written_and_a_restarted_host_goes_on_fr
 
 @pytest.fixture(scope="module")
 def host():
-    curricula = HostedCurricula([CurriculumSpec("digits", SIM)], no_kwargs)
+    curricula = HostedCurricula([CurriculumSpec("digits", SIM)], no_kwargs).start()
     yield curricula
     curricula.close(checkpoint=False)
 
@@ -319,3 +319,16 @@ def test_genenv_serve_refuses_a_curriculum_it_cannot_host(capsys):
     assert "does not serve" in capsys.readouterr().err
     assert main(["serve", "--env", "GenEnv-Digits-v0", "--curriculum", "x=GenEnv-Digits-v0"]) == 2
     assert "only a simulator id" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # uvicorn's exit(3)
+def test_a_curriculum_that_cannot_be_built_stops_the_server_from_starting():
+    config = ServeConfig(
+        Catalog([SIM], lambda env_id: {"batch_size": 0}), curricula=(CurriculumSpec("broken", SIM),)
+    )
+    background = BackgroundServer(config, start_timeout_s=20)
+    with pytest.raises(RuntimeError, match="did not start"):
+        background.__enter__()
+    background.thread.join(10)
+    assert not background.thread.is_alive()
+    assert background.manager.zygote.pid is None  # the zygote forked before the build was stopped

@@ -83,11 +83,14 @@ def create_app(config: ServeConfig) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         manager.start()
-        reaper = asyncio.create_task(manager.reap_forever())
+        reaper = None
         try:
+            await asyncio.to_thread(curricula.start)  # after the zygote's fork: what it loads stays here
+            reaper = asyncio.create_task(manager.reap_forever())
             yield
         finally:
-            reaper.cancel()
+            if reaper is not None:
+                reaper.cancel()
             await manager.close_all()
             await asyncio.to_thread(curricula.close)
 

@@ -190,6 +190,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         names = ", ".join(f"{spec.name} ({spec.env_id})" for spec in curricula)
         print(f"genenv serve: hosting curricula {names}", file=sys.stderr)
     server.run()
+    if not server.started:  # the app did not start (uvicorn said why above)
+        print("genenv serve: the server did not start", file=sys.stderr)
+        return 1
     return 0
 
 

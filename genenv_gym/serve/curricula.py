@@ -102,8 +102,12 @@ class _Hosted:
 class HostedCurricula:
     """The server's named curricula (see the module docstring).
 
+    The specs are checked when it is made; ``start`` builds the curricula (the server calls it after it has
+    forked its zygote, so that what a simulator loads, a model on a GPU say, stays out of the sessions'
+    processes).
+
     Args:
-        specs: the curricula to host (names distinct, each a served simulator id).
+        specs: the curricula to host (names distinct, each a simulator id).
         env_kwargs: the operator's kwargs of an env id (``Catalog.server_kwargs``).
         directory: where logs, diagnostics and checkpoints go (None: nowhere).
         checkpoint_every: completed groups between two checkpoints.
@@ -118,18 +122,31 @@ class HostedCurricula:
     ) -> None:
         if checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
+        self.specs = list(specs)
+        names = [spec.name for spec in self.specs]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"--curriculum: the name {name!r} is declared twice")
+        for spec in self.specs:
+            _check_simulator_id(spec.env_id)
+        self.env_kwargs = env_kwargs
+        self.directory = directory
         self.checkpoint_every = checkpoint_every
         self._hosted: dict[str, _Hosted] = {}
-        if directory:
-            os.makedirs(directory, exist_ok=True)
+
+    def start(self) -> HostedCurricula:
+        """Build every curriculum (each from its checkpoint, when its directory holds one); idempotent."""
+        if self._hosted or not self.specs:
+            return self
+        if self.directory:
+            os.makedirs(self.directory, exist_ok=True)
         try:
-            for spec in specs:
-                if spec.name in self._hosted:
-                    raise ValueError(f"--curriculum: the name {spec.name!r} is declared twice")
-                self._hosted[spec.name] = self._build(spec, env_kwargs(spec.env_id), directory)
+            for spec in self.specs:
+                self._hosted[spec.name] = self._build(spec, self.env_kwargs(spec.env_id), self.directory)
         except BaseException:
             self.close(checkpoint=False)
             raise
+        return self
 
     @staticmethod
     def _build(spec: CurriculumSpec, kwargs: Mapping[str, Any], directory: str | None) -> _Hosted:
@@ -293,3 +310,21 @@ class HostedCurricula:
                 self._checkpoint(hosted)
             hosted.service.close()
         self._hosted = {}
+
+
+def _check_simulator_id(env_id: str) -> None:
+    """ValueError unless ``env_id`` is a registered simulator id (its entry point a ``SimulatorEnv``)."""
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    from genenv_gym.envs.simulator_env import SimulatorEnv
+
+    try:
+        entry = gym.spec(env_id).entry_point
+    except gym.error.Error as error:
+        raise ValueError(f"--curriculum: {error}") from None
+    creator = load_env_creator(entry) if isinstance(entry, str) else entry
+    if not (isinstance(creator, type) and issubclass(creator, SimulatorEnv)):
+        raise ValueError(
+            f"--curriculum: {env_id} serves fixed tasks: only a simulator id (GenEnv-Sim-*) has a curriculum"
+        )
