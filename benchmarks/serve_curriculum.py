@@ -1,8 +1,8 @@
 """A curriculum hosted by ``genenv serve`` under load: episodes/s and the latency an episode pays when its
 session joined the shared curriculum, against sessions that each keep their own.
 
-    python benchmarks/serve_curriculum.py [--clients 1 8 32] [--seconds 8] [--env GenEnv-Sim-Digits-v0]
-        [--out benchmarks/results/serve_curriculum.json]
+    python benchmarks/serve_curriculum.py [--clients 1 8 32] [--seconds 8] [--repeats 3]
+        [--env GenEnv-Sim-Digits-v0] [--out benchmarks/results/serve_curriculum.json]
 
 Starts one ``genenv serve`` process (``--curriculum bench=ENV``, limits raised so that every client gets a
 session) and, per number of clients C and per mode (``own``: sessions without ``shared_curriculum``;
@@ -10,8 +10,9 @@ session) and, per number of clients C and per mode (``own``: sessions without ``
 playing one-step episodes (reset, then an answer that is right half of the time) for ``--seconds``. An
 episode's latency is its reset plus its step, seen by the client. A shared episode adds one record call (the
 step) and, every ``batch_size`` tasks x 4 attempts, one proposal call (a reset) between the session's
-process and the server. Clients, server and sessions share this machine's cores: compare figures from one
-run.
+process and the server. The two modes alternate, ``--repeats`` times per C, so that drift in the machine's
+load falls on both; the summary gives each mode's median episodes/s and the ratio shared / own. Clients,
+server and sessions share this machine's cores: compare figures from one run.
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--env", default="GenEnv-Sim-Digits-v0")
     parser.add_argument("--out", default="benchmarks/results/serve_curriculum.json")
     args = parser.parse_args()
@@ -144,10 +146,11 @@ def main() -> None:
     rows = []
     try:
         for clients in args.clients:
-            for shared in (False, True):
-                row = run(url, args.env, clients, shared, args.seconds)
-                rows.append(row)
-                print(json.dumps(row), flush=True)
+            for repeat in range(args.repeats):
+                for shared in (False, True):
+                    row = {"repeat": repeat, **run(url, args.env, clients, shared, args.seconds)}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
         state = httpx.get(f"{url}/curricula/bench", timeout=30).json()["state"]
     finally:
         server.send_signal(signal.SIGTERM)
@@ -160,12 +163,21 @@ def main() -> None:
         "rows": rows,
         "hosted_curriculum": {k: state[k] for k in ("proposals", "groups_completed", "open_groups")},
     }
+    summary["by_clients"] = []
     for clients in args.clients:
-        own = next(r for r in rows if r["clients"] == clients and r["mode"] == "own")
-        shared = next(r for r in rows if r["clients"] == clients and r["mode"] == "shared")
-        if "episode_ms_median" in own and "episode_ms_median" in shared:
-            added = shared["episode_ms_median"] - own["episode_ms_median"]
-            print(f"{clients} clients: a shared episode adds {added:.2f} ms (median)", flush=True)
+        of = {
+            mode: [r for r in rows if r["clients"] == clients and r["mode"] == mode and "episodes_per_s" in r]
+            for mode in ("own", "shared")
+        }
+        if not of["own"] or not of["shared"]:
+            continue
+        line = {"clients": clients}
+        for mode, runs in of.items():
+            line[f"{mode}_episodes_per_s"] = statistics.median(r["episodes_per_s"] for r in runs)
+            line[f"{mode}_episode_ms_median"] = statistics.median(r["episode_ms_median"] for r in runs)
+        line["shared_over_own"] = round(line["shared_episodes_per_s"] / line["own_episodes_per_s"], 3)
+        summary["by_clients"].append(line)
+        print(json.dumps(line), flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -5,6 +5,7 @@ process may do to it is bounded (serve/curricula.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import pickle
 import time
@@ -19,7 +20,7 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 
 import gymnasium as gym  # noqa: E402
 
-from genenv_gym.curriculum_service.service import CurriculumService, replay  # noqa: E402
+from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy, replay  # noqa: E402
 from genenv_gym.serve.app import ServeConfig  # noqa: E402
 from genenv_gym.serve.catalog import Catalog  # noqa: E402
 from genenv_gym.serve.curricula import (  # noqa: E402
@@ -237,6 +238,26 @@ def test_a_session_records_only_its_own_proposals_and_each_at_most_group_size_ti
     assert closed["update"] is not None
     again = call(host, "session-a", {"method": "record", "proposal_id": pid, "success": True})
     assert "error" in again
+
+
+def test_a_record_waits_on_a_thread_while_another_call_holds_the_curriculum(host):
+    """The event loop records inline only when that cannot block: with the service held (a slow proposal
+    say), ``record(wait=False)`` refuses at once and ``call`` finishes the record on a thread."""
+    service = host._hosted["digits"].service
+    pid = call(host, "busy", {"method": "propose", "n": 1})["proposals"][0]["proposal_id"]
+    task = host._hosted["digits"].given["busy"][pid][0]
+    logged = len(service.log())
+    body = json.dumps({"method": "record", "proposal_id": pid, "success": True}).encode()
+    loop = asyncio.new_event_loop()
+    with service._lock:  # another call holds the service
+        with pytest.raises(ServiceBusy):
+            service.record(task, True, proposal_id=pid, wait=False)
+        pending = loop.create_task(host.call("busy", "digits", body))
+        loop.run_until_complete(asyncio.sleep(0.2))
+        assert not pending.done()  # waiting for the service on a thread, the loop free meanwhile
+    assert loop.run_until_complete(pending) == {"update": None}
+    loop.close()
+    assert len(service.log()) == logged + 1  # one record: the refused one left nothing
 
 
 def test_a_session_cannot_hoard_or_misuse_calls(host):

@@ -46,6 +46,10 @@ MAX_REMEMBERED = 8192
 MAX_LOG_IN_MEMORY = 100_000
 
 
+class ServiceBusy(RuntimeError):
+    """Another call holds the service (``record(..., wait=False)``): nothing was recorded."""
+
+
 @dataclass(frozen=True)
 class Proposal:
     """One proposed task: ``proposal_id`` keys its group; ``seed`` is the seed it was drawn with."""
@@ -184,10 +188,17 @@ class CurriculumService:
         group_size: int | None = None,
         validation: bool = False,
         recorder: str = "",
+        wait: bool = True,
     ) -> dict[str, float] | None:
-        """Record one finished episode of ``task``; the update statistics when it closes a group."""
-        with self._lock:
+        """Record one finished episode of ``task``; the update statistics when it closes a group.
+        ``wait=False``: raise ServiceBusy at once, recording nothing, when another call holds the service
+        (an event loop records inline only when it will not block)."""
+        if not self._lock.acquire(blocking=wait):
+            raise ServiceBusy("another call holds the curriculum service")
+        try:
             return self._record(task, bool(success), proposal_id, group_size, validation, recorder)
+        finally:
+            self._lock.release()
 
     def record_group(
         self,

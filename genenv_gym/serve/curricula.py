@@ -14,9 +14,10 @@ A session's process reaches it only through ``call`` (serve/session_curriculum.p
   ``group_size`` times each; the task and the group size are the server's, never the session's;
 - ``state``: the curriculum's ``state()``.
 
-Anything else is refused with a message and changes nothing. Calls run on threads (the event loop stays
-free while a simulator proposes) and the service serialises them; a call counts towards the request's
-time limit, like the env work around it.
+Anything else is refused with a message and changes nothing. A proposal runs on a thread (the event loop
+stays free while a simulator proposes), and so does a checkpoint; a record, short and the most frequent
+call, runs on the event loop when no other call holds the curriculum, on a thread when one does. The
+service serialises them; a call counts towards the request's time limit, like the env work around it.
 
 With ``directory``, each curriculum appends its log (``NAME.log.jsonl``, the arrival order of every
 proposal and record) and its diagnostics (``NAME.metrics.jsonl``, every ``checkpoint_every`` completed
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from genenv_gym.atomic_write import write_atomically
-from genenv_gym.curriculum_service.service import CurriculumService
+from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.task import Task
 
@@ -210,27 +211,59 @@ class HostedCurricula:
 
     # -- a session's calls ---------------------------------------------------------------------------------
     async def call(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
-        """Answer one call of a session's process (off the event loop)."""
-        return await asyncio.to_thread(self.answer, session_id, name, body)
+        """Answer one call of a session's process. A record (short, and the most frequent call) runs on the
+        event loop when the curriculum is free, on a thread when another call holds it; a proposal (a
+        simulator may take seconds) and a checkpoint always run on a thread."""
+        hosted, request = self._parse(name, body)
+        if hosted is None:
+            return request
+        if request.get("method") != "record":
+            return await asyncio.to_thread(self._dispatch, hosted, session_id, request)
+        reserved = self._reserve(hosted, session_id, request)
+        if "error" in reserved:
+            return reserved
+        try:
+            update = self._apply(hosted, session_id, reserved, wait=False)
+        except ServiceBusy:
+            update = await asyncio.to_thread(self._apply, hosted, session_id, reserved, True)
+        if update is not None and self._checkpoint_due(hosted):
+            await asyncio.to_thread(self._checkpoint, hosted)
+        return {"update": update}
 
     def answer(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
-        """The answer to one call: ``{"error": ...}`` for anything refused."""
+        """The answer to one call, all of it on this thread: ``{"error": ...}`` for anything refused."""
+        hosted, request = self._parse(name, body)
+        if hosted is None:
+            return request
+        return self._dispatch(hosted, session_id, request)
+
+    def _parse(self, name: str, body: bytes) -> tuple[_Hosted | None, dict[str, Any]]:
+        """The curriculum and the call's JSON object, or None and the error to answer."""
         hosted = self._hosted.get(name)
         if hosted is None:
-            return {"error": f"no curriculum {name!r}"}
+            return None, {"error": f"no curriculum {name!r}"}
         if len(body) > MAX_CALL_BYTES:
-            return {"error": f"a call of {len(body)} bytes; at most {MAX_CALL_BYTES}"}
+            return None, {"error": f"a call of {len(body)} bytes; at most {MAX_CALL_BYTES}"}
         try:
             request = json.loads(body)
         except (ValueError, RecursionError):
-            return {"error": "a call is a JSON object"}
+            request = None
         if not isinstance(request, dict):
-            return {"error": "a call is a JSON object"}
+            return None, {"error": "a call is a JSON object"}
+        return hosted, request
+
+    def _dispatch(self, hosted: _Hosted, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
         method = request.get("method")
         if method == "propose":
             return self._propose(hosted, session_id, request.get("n"))
         if method == "record":
-            return self._record(hosted, session_id, request.get("proposal_id"), request.get("success"))
+            reserved = self._reserve(hosted, session_id, request)
+            if "error" in reserved:
+                return reserved
+            update = self._apply(hosted, session_id, reserved, wait=True)
+            if update is not None and self._checkpoint_due(hosted):
+                self._checkpoint(hosted)
+            return {"update": update}
         if method == "state":
             return {"state": hosted.service.state()}
         return {"error": f"unknown method {str(method)[:40]!r}; one of ['propose', 'record', 'state']"}
@@ -251,35 +284,45 @@ class HostedCurricula:
             ]
         }
 
-    def _record(self, hosted: _Hosted, session_id: str, proposal_id: Any, success: Any) -> dict[str, Any]:
+    def _reserve(self, hosted: _Hosted, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        """One of the session's records of a proposal given to it, taken (its task, id and outcome), or the
+        error to answer."""
+        proposal_id, success = request.get("proposal_id"), request.get("success")
         if not isinstance(success, bool):
             return {"error": "success must be true or false"}
         with hosted.lock:
             given = hosted.given.get(session_id, {})
             entry = given.get(proposal_id) if isinstance(proposal_id, str) else None
             if entry is None:
-                return {"error": "not a proposal given to this session (or one it has forgotten)"}
-            if entry[1] <= 0:
-                return {"error": f"this proposal's {hosted.group_size} episodes are recorded already"}
+                return {
+                    "error": "not a proposal given to this session, one it has forgotten, or one whose "
+                    f"{hosted.group_size} episodes are recorded already"
+                }
             entry[1] -= 1
-            task: Task = entry[0]
             if entry[1] == 0:
-                del hosted.given[session_id][proposal_id]
-        update = hosted.service.record(
-            task, success, proposal_id=proposal_id, group_size=hosted.group_size, recorder=session_id[:8]
-        )
-        if update is not None:
-            self._group_closed(hosted)
-        return {"update": update}
+                del given[proposal_id]
+        return {"task": entry[0], "proposal_id": proposal_id, "success": success}
 
-    def _group_closed(self, hosted: _Hosted) -> None:
+    @staticmethod
+    def _apply(hosted: _Hosted, session_id: str, reserved: dict[str, Any], wait: bool) -> dict | None:
+        task: Task = reserved["task"]
+        return hosted.service.record(
+            task,
+            reserved["success"],
+            proposal_id=reserved["proposal_id"],
+            group_size=hosted.group_size,
+            recorder=session_id[:8],
+            wait=wait,
+        )
+
+    def _checkpoint_due(self, hosted: _Hosted) -> bool:
+        """Count a completed group; whether a checkpoint is due."""
         with hosted.lock:
             hosted.groups_since_checkpoint += 1
-            due = hosted.groups_since_checkpoint >= self.checkpoint_every
-            if due:
-                hosted.groups_since_checkpoint = 0
-        if due:
-            self._checkpoint(hosted)
+            if hosted.groups_since_checkpoint < self.checkpoint_every:
+                return False
+            hosted.groups_since_checkpoint = 0
+            return True
 
     def forget(self, session_id: str) -> None:
         """A closed session's proposals (its open groups stay in the curriculum, bounded)."""
