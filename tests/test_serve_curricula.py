@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
+import socket
+import threading
 import time
 
 import pytest
@@ -353,3 +355,40 @@ def test_a_curriculum_that_cannot_be_built_stops_the_server_from_starting():
     background.thread.join(10)
     assert not background.thread.is_alive()
     assert background.manager.zygote.pid is None  # the zygote forked before the build was stopped
+
+
+def test_a_process_gets_at_most_a_few_curriculum_calls_answered_per_request():
+    """A subverted session process that loops on calls within one request gets refusals past the cap,
+    and the server never stops reading its reply."""
+    from genenv_gym.serve import frames
+    from genenv_gym.serve.worker import MAX_CALLS_PER_REQUEST, WorkerProcess
+
+    server_end, process_end = socket.socketpair()
+    answers: list[dict] = []
+
+    def subverted_process() -> None:
+        frames.receive(process_end)  # the request
+        for _ in range(MAX_CALLS_PER_REQUEST + 3):
+            process_end.sendall(frames.encode_reply(frames.CALL, b'{"method": "state"}'))
+            answers.append(frames.receive(process_end))
+        process_end.sendall(frames.encode_reply(frames.OK, b'{"done": true}'))
+
+    served: list[bytes] = []
+
+    async def on_call(body: bytes) -> dict:
+        served.append(body)
+        return {"state": {}}
+
+    async def ask() -> bytes:
+        worker = WorkerProcess(2**30, server_end)  # no such process: nothing to kill if it went wrong
+        await worker.connect()
+        return await worker.ask({"op": "step", "action": "x"}, on_call)
+
+    thread = threading.Thread(target=subverted_process)
+    thread.start()
+    assert asyncio.run(ask()) == b'{"done": true}'
+    thread.join(5)
+    process_end.close()
+    assert len(served) == MAX_CALLS_PER_REQUEST
+    assert all("error" in a for a in answers[MAX_CALLS_PER_REQUEST:])
+    assert all("state" in a for a in answers[:MAX_CALLS_PER_REQUEST])

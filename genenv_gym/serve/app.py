@@ -341,7 +341,8 @@ async def _websocket_loop(
 
 
 def hosted_curricula(config: ServeConfig) -> HostedCurricula:
-    """The curricula ``config`` declares, built (each a served simulator id) and restored from their files."""
+    """The curricula ``config`` declares, checked (each a served simulator id); the app builds them at
+    start-up (``HostedCurricula.start``)."""
     for spec in config.curricula:
         config.catalog.check(spec.env_id)
     return HostedCurricula(

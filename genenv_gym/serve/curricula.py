@@ -14,7 +14,8 @@ A session's process reaches it only through ``call`` (serve/session_curriculum.p
   ``group_size`` times each; the task and the group size are the server's, never the session's;
 - ``state``: the curriculum's ``state()``.
 
-Anything else is refused with a message and changes nothing. A proposal runs on a thread (the event loop
+Anything else is refused with a message and changes nothing, and so is any call past the fourth of one
+request (``worker.MAX_CALLS_PER_REQUEST``). A proposal runs on a thread (the event loop
 stays free while a simulator proposes), and so does a checkpoint; a record, short and the most frequent
 call, runs on the event loop when no other call holds the curriculum, on a thread when one does. The
 service serialises them; a call counts towards the request's time limit, like the env work around it.

@@ -135,6 +135,9 @@ def _limit_memory(memory_mb: int | None) -> None:
 #: Answers a session process's curriculum call (its JSON body) with a JSON-able answer.
 OnCall = Callable[[bytes], Awaitable[dict[str, Any]]]
 NO_CURRICULUM = {"error": "this session has joined no curriculum"}
+#: Curriculum calls answered per request (a reset proposes once at most, a step records once).
+MAX_CALLS_PER_REQUEST = 4
+TOO_MANY_CALLS = {"error": f"at most {MAX_CALLS_PER_REQUEST} curriculum calls per request"}
 
 
 class WorkerProcess:
@@ -165,8 +168,15 @@ class WorkerProcess:
             self._writer.write(frames.encode(message))
             await self._writer.drain()
             kind, body = await frames.read_reply(self._reader)
+            calls = 0
             while kind == frames.CALL:
-                answer = await on_call(body) if on_call is not None else NO_CURRICULUM
+                calls += 1
+                if on_call is None:
+                    answer = NO_CURRICULUM
+                elif calls > MAX_CALLS_PER_REQUEST:
+                    answer = TOO_MANY_CALLS
+                else:
+                    answer = await on_call(body)
                 self._writer.write(frames.encode(answer))
                 await self._writer.drain()
                 kind, body = await frames.read_reply(self._reader)
