@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         train_dataset=dataset,
         rollout_func=recorder,
         args=config,
-        callbacks=[recorder],
+        callbacks=[recorder, *setup.callbacks],
     )
     trainer.train()
     rewards = [row["reward"] for row in trainer.state.log_history if "reward" in row]

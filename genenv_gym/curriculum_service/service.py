@@ -15,7 +15,9 @@ actor: ``ray_actor``). Its interface:
   across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
   logged and counted apart, and change nothing. ``record_group``: a whole group at once.
 - ``end_step()``: the diagnostics of the records since the last call (``diagnostics.StepDiagnostics``).
-- ``state()``, ``checkpoint()`` / ``restore(state)``.
+- ``state()``, ``checkpoint()`` / ``restore(state)``; a checkpoint also holds where a ``propose_at`` stream
+  goes on (one past the furthest position played) and the positions read ahead of it, so that a trainer
+  resuming its stream there reads the same rows the uninterrupted run would have.
 - ``log()``: every proposal and record in the order it arrived; ``replay(service, log)`` plays a log into a
   fresh service, which then holds the same state and proposes the same tasks.
 """
@@ -97,6 +99,8 @@ class CurriculumService:
         self._groups = GroupTable(max_open_groups)
         self._remembered: OrderedDict[str, SkillEstimate] = OrderedDict()
         self._at: OrderedDict[int, Proposal] = OrderedDict()
+        self._index_of: dict[str, int] = {}  # proposal id -> its stream position (those in ``_at``)
+        self._played_through = -1  # the furthest stream position a training record was made for
         self._next_seed = seed
         self._proposals = 0
         self._completed = 0
@@ -157,8 +161,9 @@ class CurriculumService:
             self._remember(made.proposal_id, context)
             self._remember(task.id, context)
             self._at[index] = made
+            self._index_of[made.proposal_id] = index
             while len(self._at) > MAX_REMEMBERED:
-                self._at.popitem(last=False)
+                self._index_of.pop(self._at.popitem(last=False)[1].proposal_id, None)
             self._append(
                 {"event": "propose", "n": 1, "seed": int(seed), "ids": [made.proposal_id], "index": index}
             )
@@ -242,6 +247,7 @@ class CurriculumService:
         self._step.add_record(level, success, validation)
         if validation:
             return None
+        self._played_through = max(self._played_through, self._index_of.get(key, -1))
         self.tracker.update(level, success)
         outcomes = self._groups.add(key, success, size)
         if outcomes is None:
@@ -300,7 +306,19 @@ class CurriculumService:
                 "next_seed": self._next_seed,
                 "proposals": self._proposals,
                 "groups_completed": self._completed,
+                "stream": self._stream_state(),
             }
+
+    def _stream_state(self) -> dict[str, Any]:
+        """Where a stream read with ``propose_at`` goes on (``next``: one past the furthest position played)
+        and the positions proposed beyond it (read ahead of training, not played yet): a reader that resumes
+        from ``next`` gets those same proposals again."""
+        ahead = [
+            [index, p.proposal_id, p.task.to_json(), p.seed]
+            for index, p in self._at.items()
+            if index > self._played_through
+        ]
+        return {"next": self._played_through + 1, "ahead": ahead}
 
     def restore(self, state: Mapping[str, Any]) -> None:
         """Go on from a ``checkpoint`` (the log and the step's diagnostics start afresh)."""
@@ -318,6 +336,13 @@ class CurriculumService:
             self._next_seed = int(state["next_seed"])
             self._proposals = int(state["proposals"])
             self._completed = int(state["groups_completed"])
+            stream = state.get("stream") or {"next": 0, "ahead": []}  # a checkpoint of an older version
+            self._played_through = int(stream["next"]) - 1
+            self._at = OrderedDict(
+                (int(index), Proposal(pid, Task.from_json(task), int(seed)))
+                for index, pid, task, seed in stream["ahead"]
+            )
+            self._index_of = {p.proposal_id: index for index, p in self._at.items()}
             self._step = StepDiagnostics()
             self._log.clear()
 

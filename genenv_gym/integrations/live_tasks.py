@@ -78,6 +78,8 @@ class LiveTasks:
                 self.base.simulator, self.base.tracker, self.base.curriculum, group_size
             )
         self.curriculum = curriculum
+        #: the stream position a trainer's stream starts at (a resumed run's next unplayed row)
+        self.stream_start = 0
         #: the simulator's update statistics, one per completed group (simulator ids)
         self.updates: list[dict[str, float]] = []
         self._executor: ThreadPoolExecutor | None = None
@@ -110,11 +112,11 @@ class LiveTasks:
         row = self._row(proposal.task, self._layout([proposal.task])[0], seed)
         return {**row, "proposal_id": proposal.proposal_id}
 
-    def row_stream(self, seed: int = 0) -> Iterator[dict[str, Any]]:
-        """Endless rows from the live curriculum, each proposed when the trainer asks for it. The row at a
-        position is the curriculum's proposal for that position (``propose_at``), so processes that read
-        one stream from a shared curriculum (TRL's ranks) read the same rows."""
-        index = 0
+    def row_stream(self, seed: int = 0, start: int = 0) -> Iterator[dict[str, Any]]:
+        """Endless rows from the live curriculum from position ``start`` on, each proposed when the trainer
+        asks for it. The row at a position is the curriculum's proposal for that position (``propose_at``),
+        so processes that read one stream from a shared curriculum (TRL's ranks) read the same rows."""
+        index = start
         while True:
             proposal = self.curriculum.propose_at(index, seed + index)
             row = self._row(proposal.task, self._layout([proposal.task])[0], seed + index)

@@ -5,8 +5,8 @@ and the reward function::
 
     setup = trl_environment("GenEnv-ALFWorld-v0", num_generations=8)
     trainer = GRPOTrainer(model, reward_funcs=setup.reward_func, train_dataset=setup.dataset,
-                          rollout_func=setup.rollout_func, args=GRPOConfig(num_generations=8,
-                          shuffle_dataset=False, max_steps=100, ...))
+                          rollout_func=setup.rollout_func, callbacks=setup.callbacks,
+                          args=GRPOConfig(num_generations=8, shuffle_dataset=False, max_steps=100, ...))
 
 How the env is played (``GenEnvRollouts``, TRL's ``rollout_func``): TRL hands it the batch's prompts (a
 group's ``num_generations`` rollouts of a task in a row); it starts one episode per prompt (each owns its
@@ -34,7 +34,9 @@ row's pin (``genenv_row``, a JSON string that chat templates never read). Rollou
 is in eval mode (TRL's evaluation) are validation rollouts: the curriculum logs them and learns nothing.
 After each training batch the curriculum's diagnostics (``curriculum/signal_share``, ...) go into
 GRPOTrainer's own metrics, logged with its others (by the main process only: with a shared curriculum,
-records of other ranks still in flight then count in the next step).
+records of other ranks still in flight then count in the next step). ``setup.callbacks`` saves a simulator
+id's curriculum with each checkpoint and restores it when training resumes (``trl_resume``: resume with
+``GRPOConfig(ignore_data_skip=True)``).
 
 Imports ``datasets`` (TRL's dependency) when a dataset is built.
 """
@@ -228,6 +230,9 @@ class TRLSetup:
     reward_func: Callable[..., list[float]]
     tasks: LiveTasks
     multi_turn: bool
+    #: ``GRPOTrainer(callbacks=...)``: a simulator id's curriculum saved with each checkpoint and restored
+    #: on resume (``trl_resume.CurriculumCheckpoint``; empty for a benchmark id)
+    callbacks: list[Any]
 
 
 def trl_environment(
@@ -266,9 +271,14 @@ def trl_environment(
     else:
         dataset = datasets.Dataset.from_list([pinned(row, official=True) for row in tasks.rows(limit)])
     rollouts = GenEnvRollouts(tasks, max_turns, max_reply_tokens)
-    return TRLSetup(dataset, rollouts, env_reward, tasks, tasks.multi_turn())
+    callbacks: list[Any] = []
+    if tasks.simulated:
+        from genenv_gym.integrations.trl_resume import CurriculumCheckpoint
+
+        callbacks.append(CurriculumCheckpoint(tasks, shared=curriculum is not None))
+    return TRLSetup(dataset, rollouts, env_reward, tasks, tasks.multi_turn(), callbacks)
 
 
 def _stream(tasks: LiveTasks, seed: int) -> Iterator[dict[str, Any]]:
-    for row in tasks.row_stream(seed):
+    for row in tasks.row_stream(seed, start=tasks.stream_start):
         yield pinned(row, official=False)
