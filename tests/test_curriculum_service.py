@@ -209,3 +209,21 @@ def test_the_llm_simulator_runs_behind_the_service_and_survives_a_checkpoint() -
     assert restored.state() == service.state()
     service.close()
     restored.close()
+
+
+def test_a_discarded_group_leaves_the_open_groups_and_replays() -> None:
+    service = CurriculumService.for_env(ENV_ID, group_size=N)
+    a, b = service.propose(2)
+    service.record(a.task, True, proposal_id=a.proposal_id, recorder="w0")
+    service.record(b.task, False, proposal_id=b.proposal_id, recorder="w1")
+    assert service.discard(a.proposal_id, recorder="w0") is True
+    assert service.discard(a.proposal_id) is False  # nothing open under that id any more
+    assert service.state()["open_groups"] == 1 and service.state()["dropped_groups"] == 1
+    for _ in range(N - 1):
+        service.record(b.task, True, proposal_id=b.proposal_id, recorder="w1")
+    assert len(service.updates) == 1
+    fresh = CurriculumService.for_env(ENV_ID, group_size=N)
+    replay(fresh, service.log())
+    assert fresh.checkpoint() == service.checkpoint()
+    service.close()
+    fresh.close()

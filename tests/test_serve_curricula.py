@@ -28,6 +28,7 @@ from genenv_gym.serve.catalog import Catalog  # noqa: E402
 from genenv_gym.serve.curricula import (  # noqa: E402
     JOIN_KEY,
     MAX_OUTSTANDING,
+    MAX_PARTIAL,
     CurriculumSpec,
     HostedCurricula,
 )
@@ -165,6 +166,28 @@ def test_the_remote_env_joins_a_hosted_curriculum_on_either_transport(server, tr
     assert service.state()["groups_completed"] == before + 1
 
 
+def test_a_client_that_seeds_every_reset_leaves_no_group_waiting(server):
+    """A seeded reset mid-group abandons the group: the session discards it, so a client that seeds each
+    episode neither piles up open groups nor reaches the session's limit of groups recorded in part."""
+    url, background, _ = server
+    service = hosted(background)._hosted["digits"].service
+    with client(url) as c:
+        sid = join(c)
+        before = c.get("/curricula/digits").json()["state"]
+        for seed in range(MAX_PARTIAL + 4):
+            obs = c.post(f"/envs/{SIM}/reset", json={"session_id": sid, "seed": seed}).json()["observation"]
+            step = c.post(
+                f"/envs/{SIM}/step",
+                json={"action": {"text": answer_for(obs["text"], True)}, "session_id": sid},
+            )
+            assert step.status_code == 200, step.text
+        after = c.get("/curricula/digits").json()["state"]
+        c.delete(f"/envs/{SIM}/sessions/{sid}")
+    assert after["open_groups"] <= before["open_groups"] + 1  # only the last group, still being played
+    assert after["dropped_groups"] >= before["dropped_groups"] + MAX_PARTIAL + 3
+    assert any(e["event"] == "discard" for e in service.log())
+
+
 def test_clients_may_only_join_a_declared_curriculum_of_their_id(server):
     url, _, _ = server
     with client(url) as c:
@@ -260,6 +283,27 @@ def test_a_record_waits_on_a_thread_while_another_call_holds_the_curriculum(host
     assert loop.run_until_complete(pending) == {"update": None}
     loop.close()
     assert len(service.log()) == logged + 1  # one record: the refused one left nothing
+
+
+def test_a_session_opens_at_most_max_partial_groups_and_discards_only_its_own(host):
+    ids = [
+        p["proposal_id"]
+        for p in call(host, "opener", {"method": "propose", "n": MAX_PARTIAL + 1})["proposals"]
+    ]
+    for pid in ids[:MAX_PARTIAL]:
+        assert call(host, "opener", {"method": "record", "proposal_id": pid, "success": True}) == {
+            "update": None
+        }
+    refused = call(host, "opener", {"method": "record", "proposal_id": ids[-1], "success": True})
+    assert "limit" in refused["error"]
+    assert "error" in call(host, "someone-else", {"method": "discard", "proposal_id": ids[0]})
+    dropped = host._hosted["digits"].service.state()["dropped_groups"]
+    assert call(host, "opener", {"method": "discard", "proposal_id": ids[0]}) == {"discarded": True}
+    assert host._hosted["digits"].service.state()["dropped_groups"] == dropped + 1
+    assert call(host, "opener", {"method": "record", "proposal_id": ids[-1], "success": True}) == {
+        "update": None
+    }
+    assert "error" in call(host, "opener", {"method": "discard", "proposal_id": ids[0]})  # gone already
 
 
 def test_a_session_cannot_hoard_or_misuse_calls(host):

@@ -19,7 +19,7 @@ class GroupTable:
 
     A group is closed, and handed back, when its ``size``-th outcome arrives. A group whose rollouts never
     all arrive (a worker died mid-group) stays open until ``max_open`` newer groups push it out; ``dropped``
-    counts those.
+    counts those. A group its player abandons (``discard``) leaves at once and counts as dropped too.
     """
 
     def __init__(self, max_open: int) -> None:
@@ -49,6 +49,13 @@ class GroupTable:
             return None
         del self._open[key]
         return group.outcomes
+
+    def discard(self, key: str) -> bool:
+        """Drop ``key``'s open group (its player abandoned it); whether there was one."""
+        if self._open.pop(key, None) is None:
+            return False
+        self.dropped += 1
+        return True
 
     def state_dict(self) -> dict:
         return {

@@ -29,7 +29,18 @@ NAMESPACE = "genenv"
 
 #: The service methods a client may call on the actor.
 METHODS = frozenset(
-    {"propose", "propose_at", "record", "record_group", "end_step", "state", "log", "checkpoint", "restore"}
+    {
+        "propose",
+        "propose_at",
+        "record",
+        "record_group",
+        "discard",
+        "end_step",
+        "state",
+        "log",
+        "checkpoint",
+        "restore",
+    }
 )
 
 
@@ -117,6 +128,9 @@ class RayCurriculum:
             validation=validation,
             recorder=recorder,
         )
+
+    def discard(self, proposal_id: str, recorder: str = "") -> bool:
+        return self._call("discard", proposal_id, recorder)
 
     def end_step(self) -> dict[str, float]:
         return self._call("end_step")

@@ -14,6 +14,7 @@ actor: ``ray_actor``). Its interface:
   tracker sees it; its group (keyed by the proposal id, else the task id) closes at its declared size,
   across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
   logged and counted apart, and change nothing. ``record_group``: a whole group at once.
+- ``discard(proposal_id)``: a group its player abandoned leaves the open groups (counted as dropped).
 - ``end_step()``: the diagnostics of the records since the last call (``diagnostics.StepDiagnostics``).
 - ``state()``, ``checkpoint()`` / ``restore(state)``; a checkpoint also holds where a ``propose_at`` stream
   goes on (one past the furthest position played) and the positions read ahead of it, so that a trainer
@@ -205,6 +206,14 @@ class CurriculumService:
         finally:
             self._lock.release()
 
+    def discard(self, proposal_id: str, recorder: str = "") -> bool:
+        """Drop the open group of ``proposal_id``, which its player abandoned before it was complete (a
+        seeded reset mid-group): it updates nothing and no longer takes a place among the open groups.
+        Whether there was one."""
+        with self._lock:
+            self._append({"event": "discard", "key": proposal_id, "recorder": recorder})
+            return self._groups.discard(proposal_id)
+
     def record_group(
         self,
         task: Task,
@@ -372,6 +381,8 @@ def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list
                 )
             proposals += made
             by_id.update((key, p.task) for p in made for key in (p.proposal_id, p.task.id))
+        elif event["event"] == "discard":
+            service.discard(event["key"], event["recorder"])
         else:
             task = Task.from_json(event["task"]) if "task" in event else by_id[event["key"]]
             service.record(

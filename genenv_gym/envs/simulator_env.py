@@ -72,7 +72,8 @@ class SimulatorEnv(TextEnv):
     ``join_curriculum(service)`` makes the env propose from and record into a curriculum that other envs
     share (``genenv_gym.curriculum_service``: a ``CurriculumService``, a named Ray actor, or the curriculum
     ``genenv serve`` hosts): each of its proposals is served ``group_size`` times and every episode is
-    recorded there; the env's own simulator and tracker then stand idle.
+    recorded there; the env's own simulator and tracker then stand idle. A proposal left before its group is
+    complete (a seeded reset, a given task) is discarded there: its group no longer waits for outcomes.
 
     ## Version history
     - v0: initial version (the procedural simulator by default, each task served ``attempts`` = 4 times, RWR
@@ -144,6 +145,8 @@ class SimulatorEnv(TextEnv):
             # The last episode was cut short outside this env (a TimeLimit wrapper, an abandoned episode):
             # it counts as a failed attempt, so the task's attempts still end and the curriculum moves on.
             self._record(False, {})
+        if seed is not None or "task" in options:
+            self._abandon()
         if seed is not None:
             self._queue.clear()
             self.task = None
@@ -175,9 +178,16 @@ class SimulatorEnv(TextEnv):
         size = self.curriculum.attempts if group_size is None else int(group_size)
         if size < 1:
             raise ValueError(f"group_size must be >= 1, got {size}")
+        self._abandon()
         self._shared, self._group_size = service, size
         self._queue.clear()
         self.task = None
+
+    def _abandon(self) -> None:
+        """The current proposal is left before its group is complete: a shared curriculum drops its group."""
+        partial = self.task is not None and self._in_curriculum and 0 < self._attempts < self._group_size
+        if partial and self._shared is not None:
+            self._shared.discard(self._proposal_id)
 
     def _serve(self, task: Task, context: SkillEstimate | None, in_curriculum: bool) -> None:
         if not isinstance(task, Task) or task.domain != self.domain.name:

@@ -11,7 +11,11 @@ A session's process reaches it only through ``call`` (serve/session_curriculum.p
 - ``propose`` (``n`` in ``[1, MAX_PROPOSE]``): the proposals are remembered as this session's (at most
   ``MAX_OUTSTANDING`` of them, the oldest forgotten first);
 - ``record`` (``proposal_id``, ``success``): an episode of one of this session's proposals, at most
-  ``group_size`` times each; the task and the group size are the server's, never the session's;
+  ``group_size`` times each, with at most ``MAX_PARTIAL`` of its groups recorded in part at once (so that
+  one client cannot push the other sessions' open groups out of the curriculum's bound by opening groups it
+  never finishes); the task and the group size are the server's, never the session's;
+- ``discard`` (``proposal_id``): one of this session's proposals abandoned (a seeded reset mid-group): it
+  is forgotten and its group, if open, dropped from the curriculum;
 - ``state``: the curriculum's ``state()``.
 
 Anything else is refused with a message and changes nothing, and so is any call past the fourth of one
@@ -52,6 +56,8 @@ JOIN_KEY = "shared_curriculum"
 MAX_PROPOSE = 64
 #: Unfinished proposals remembered per session (a session that keeps asking forgets its oldest).
 MAX_OUTSTANDING = 1024
+#: Groups one session may have recorded in part at once (an env finishes one group before the next).
+MAX_PARTIAL = 16
 #: The largest curriculum call accepted, in bytes.
 MAX_CALL_BYTES = 4096
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -94,6 +100,8 @@ class _Hosted:
         self.lock = threading.Lock()
         #: session id -> proposal id -> [task, records left]
         self.given: dict[str, OrderedDict[str, list[Any]]] = {}
+        #: session id -> the proposal ids of its groups recorded in part
+        self.partial: dict[str, set[str]] = {}
         self.groups_since_checkpoint = 0
         self.last_diagnostics: dict[str, float] = {}
 
@@ -265,9 +273,21 @@ class HostedCurricula:
             if update is not None and self._checkpoint_due(hosted):
                 self._checkpoint(hosted)
             return {"update": update}
+        if method == "discard":
+            return self._discard(hosted, session_id, request.get("proposal_id"))
         if method == "state":
             return {"state": hosted.service.state()}
-        return {"error": f"unknown method {str(method)[:40]!r}; one of ['propose', 'record', 'state']"}
+        return {
+            "error": f"unknown method {str(method)[:40]!r}; one of ['propose', 'record', 'discard', 'state']"
+        }
+
+    def _discard(self, hosted: _Hosted, session_id: str, proposal_id: Any) -> dict[str, Any]:
+        with hosted.lock:
+            given = hosted.given.get(session_id, {})
+            if not isinstance(proposal_id, str) or given.pop(proposal_id, None) is None:
+                return {"error": "not a proposal given to this session (or one it has forgotten)"}
+            hosted.partial.get(session_id, set()).discard(proposal_id)
+        return {"discarded": hosted.service.discard(proposal_id, recorder=session_id[:8])}
 
     def _propose(self, hosted: _Hosted, session_id: str, n: Any) -> dict[str, Any]:
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_PROPOSE:
@@ -277,8 +297,9 @@ class HostedCurricula:
             given = hosted.given.setdefault(session_id, OrderedDict())
             for p in proposals:
                 given[p.proposal_id] = [p.task, hosted.group_size]
+            partial = hosted.partial.setdefault(session_id, set())
             while len(given) > MAX_OUTSTANDING:
-                given.popitem(last=False)
+                partial.discard(given.popitem(last=False)[0])
         return {
             "proposals": [
                 {"proposal_id": p.proposal_id, "task": p.task.to_json(), "seed": p.seed} for p in proposals
@@ -299,9 +320,18 @@ class HostedCurricula:
                     "error": "not a proposal given to this session, one it has forgotten, or one whose "
                     f"{hosted.group_size} episodes are recorded already"
                 }
+            partial = hosted.partial.setdefault(session_id, set())
+            if proposal_id not in partial and len(partial) >= MAX_PARTIAL:
+                return {
+                    "error": f"this session has {len(partial)} groups recorded in part, the limit: finish "
+                    "one before starting another"
+                }
             entry[1] -= 1
             if entry[1] == 0:
                 del given[proposal_id]
+                partial.discard(proposal_id)
+            else:
+                partial.add(proposal_id)
         return {"task": entry[0], "proposal_id": proposal_id, "success": success}
 
     @staticmethod
@@ -330,6 +360,7 @@ class HostedCurricula:
         for hosted in self._hosted.values():
             with hosted.lock:
                 hosted.given.pop(session_id, None)
+                hosted.partial.pop(session_id, None)
 
     # -- files ---------------------------------------------------------------------------------------------
     def _checkpoint(self, hosted: _Hosted) -> None:

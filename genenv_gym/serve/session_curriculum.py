@@ -65,6 +65,10 @@ class SessionCurriculum:
         update = answer.get("update")
         return dict(update) if isinstance(update, Mapping) else None
 
+    def discard(self, proposal_id: str, recorder: str = "") -> bool:
+        """Abandon a proposal this session was given (its group, if open, is dropped)."""
+        return bool(self._call({"method": "discard", "proposal_id": proposal_id})["discarded"])
+
     def state(self) -> dict[str, Any]:
         return dict(self._call({"method": "state"})["state"])
 
