@@ -83,8 +83,8 @@ class CurriculumSpec:
             raise ValueError(f"--curriculum {text!r}: expected NAME=ENV_ID")
         if not _NAME.fullmatch(name) or ".." in name:
             raise ValueError(
-                f"--curriculum {text!r}: a name is 1-64 letters, digits, '_', '.' or '-' (first a letter or "
-                "digit)"
+                f"--curriculum {text!r}: a name is 1-64 letters, numerals, '_', '.' or '-' (first a letter "
+                "or numeral)"
             )
         return cls(name, env_id)
 
