@@ -436,3 +436,20 @@ def test_a_process_gets_at_most_a_few_curriculum_calls_answered_per_request():
     assert len(served) == MAX_CALLS_PER_REQUEST
     assert all("error" in a for a in answers[MAX_CALLS_PER_REQUEST:])
     assert all("state" in a for a in answers[:MAX_CALLS_PER_REQUEST])
+
+
+def test_genenv_serve_exits_1_when_the_app_does_not_start(monkeypatch, capsys):
+    """A curriculum whose build fails at start-up (after the zygote's fork) makes uvicorn give up; the
+    command then says so and exits 1."""
+    import genenv_gym.serve.server
+    from genenv_gym.cli import main
+
+    class Server:
+        started = False
+
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(genenv_gym.serve.server, "uvicorn_server", lambda *args, **kwargs: Server())
+    assert main(["serve", "--env", SIM, "--curriculum", f"x={SIM}"]) == 1
+    assert "did not start" in capsys.readouterr().err

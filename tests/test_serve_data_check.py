@@ -49,6 +49,8 @@ def started(monkeypatch):
     served: list[list[str]] = []
 
     class Server:
+        started = True  # as uvicorn's, which genenv serve reads after run() to say whether it started
+
         def run(self) -> None:
             return None
 
