@@ -356,11 +356,14 @@ class HostedCurricula:
             return True
 
     def forget(self, session_id: str) -> None:
-        """A closed session's proposals (its open groups stay in the curriculum, bounded)."""
+        """A closed session's proposals, and its groups recorded in part, which no one can finish now: they
+        are discarded from the curriculum (counted as dropped)."""
         for hosted in self._hosted.values():
             with hosted.lock:
                 hosted.given.pop(session_id, None)
-                hosted.partial.pop(session_id, None)
+                partial = hosted.partial.pop(session_id, set())
+            for proposal_id in partial:
+                hosted.service.discard(proposal_id, recorder=session_id[:8])
 
     # -- files ---------------------------------------------------------------------------------------------
     def _checkpoint(self, hosted: _Hosted) -> None:

@@ -11,7 +11,8 @@ sessions go first, as in a feedback queue); it keeps its slot, so no more than `
 compete for the cores (a wall-clock limit stays fair). Idle HTTP
 sessions are closed after the idle timeout, and every session at shutdown. A session that joined a
 curriculum the server hosts (serve/curricula.py) has its process's curriculum calls answered there; closing
-the session forgets its proposals and leaves the curriculum to the others.
+the session forgets its proposals, discards its groups recorded in part, and leaves the curriculum to the
+others.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ class SessionManager:
             del self.per_client[session.client]
         self.slots.remove_session(session.client)
         if self.curricula is not None:
-            self.curricula.forget(session.id)
+            await asyncio.to_thread(self.curricula.forget, session.id)
         if session.process is None:
             return
         if session.lock.locked():  # a request is running in it: nothing to wait for
