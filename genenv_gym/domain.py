@@ -146,6 +146,12 @@ class SingleTurnEpisode(Episode):
         return self.domain.random_action(self.task, rng)
 
 
+def check_level(level: int, num_levels: int) -> None:
+    """ValueError unless ``level`` is one of ``num_levels`` difficulty levels, ``[0, num_levels)``."""
+    if not 0 <= level < num_levels:
+        raise ValueError(f"level must be in [0, {num_levels}), got {level!r}")
+
+
 class Domain(ABC):
     """One benchmark family: load, render, parse, verify, validate and generate its tasks.
 

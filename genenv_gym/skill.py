@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from genenv_gym.domain import check_level
+
 
 @dataclass(frozen=True)
 class SkillEstimate:
@@ -55,8 +57,7 @@ class SkillTracker:
 
     def update(self, level: int, success: bool) -> None:
         """Record one attempt at ``level``."""
-        if not 0 <= level < self.num_levels:
-            raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
+        check_level(level, self.num_levels)
         self.successes[level] = self.successes[level] * self.decay + float(success)
         self.attempts[level] = self.attempts[level] * self.decay + 1.0
         self._recent_successes = self._recent_successes * self.decay + float(success)

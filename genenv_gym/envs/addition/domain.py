@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from genenv_gym.domain import check_level
 from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
 from genenv_gym.task import Task
 
@@ -100,8 +101,7 @@ class PaddedAdditionDomain(OneLineAnswerDomain):
     def generate(
         self, level: int, rng: np.random.Generator, task_id: str | None = None, provenance: str = "procedural"
     ) -> Task:
-        if not 0 <= level < self.num_levels:
-            raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
+        check_level(level, self.num_levels)
         widths = self.digits(level)
         k = widths[int(rng.integers(len(widths)))] if len(widths) > 1 else widths[0]
         low = 0 if k == 1 else 10 ** (k - 1)

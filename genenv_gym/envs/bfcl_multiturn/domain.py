@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.domain import Domain, Verdict, oracle_transcript, replay_transcript
+from genenv_gym.domain import Domain, Verdict, check_level, oracle_transcript, replay_transcript
 from genenv_gym.envs.bfcl_multiturn import data, long_context
 from genenv_gym.envs.bfcl_multiturn.calls import (
     check_action_format,
@@ -188,8 +188,7 @@ class BFCLMultiTurnDomain(Domain):
         calls executed on fresh backends (only plans whose calls succeed), its turns worded from the
         plan's arguments; missing-parameter / missing-function turns and long-context mode at the top
         levels."""
-        if not 0 <= int(level) < self.num_levels:
-            raise ValueError(f"level must be in [0, {self.num_levels}), got {level!r}")
+        check_level(int(level), self.num_levels)
         for _ in range(GENERATE_TRIES):
             try:
                 entry = generate_entry(int(level), rng)

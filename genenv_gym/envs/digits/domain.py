@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from genenv_gym.domain import check_level
 from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
 from genenv_gym.task import Task
 
@@ -97,8 +98,7 @@ class DigitsDomain(OneLineAnswerDomain):
     def generate(
         self, level: int, rng: np.random.Generator, task_id: str | None = None, provenance: str = "procedural"
     ) -> Task:
-        if not 0 <= level < self.num_levels:
-            raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
+        check_level(level, self.num_levels)
         lengths = self.lengths(level)
         length = lengths[int(rng.integers(len(lengths)))] if len(lengths) > 1 else lengths[0]
         digits = " ".join(str(int(d)) for d in rng.integers(0, 10, size=length))

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from genenv_gym.domain import Verdict
+from genenv_gym.domain import Verdict, check_level
 from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
 from genenv_gym.task import Task
 
@@ -142,8 +142,7 @@ class LadderDomain(OneLineAnswerDomain):
     def generate(
         self, level: int, rng: np.random.Generator, task_id: str | None = None, provenance: str = "procedural"
     ) -> Task:
-        if not 0 <= level < self.num_levels:
-            raise ValueError(f"level must be in [0, {self.num_levels}), got {level}")
+        check_level(level, self.num_levels)
         start = self.symbols[int(rng.integers(len(self.symbols)))]
         if task_id is None:
             task_id = self.procedural_id(level, rng)
