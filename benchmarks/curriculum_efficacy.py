@@ -41,7 +41,13 @@ from typing import Any
 
 import numpy as np
 import torch
-from efficacy_exact import exact_summary, print_exact_report, write_exact_outputs
+from efficacy_exact import (
+    eval_rows,
+    exact_summary,
+    plot_level_heatmaps,
+    print_exact_report,
+    write_exact_outputs,
+)
 from efficacy_stats import (
     band,
     bootstrap_mean_ci,
@@ -415,11 +421,6 @@ def plot_all(runs: dict[str, list[dict[str, Any]]], summary: dict[str, Any], out
     plt.close(fig)
 
 
-def eval_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows of a run that hold an evaluation (epoch 0, the warm-started agent, first)."""
-    return [row for row in record["rows"] if "heldout_acc" in row]
-
-
 def level_curve(record: dict[str, Any], level: int) -> list[tuple[int, float]]:
     """``(agent samples, greedy held-out accuracy at level)`` at every evaluation of a run."""
     return [(row["agent_samples"], row[f"heldout_level_{level}"]) for row in eval_rows(record)]
@@ -578,25 +579,9 @@ def plot_frontier(runs: dict[str, list[dict[str, Any]]], design: Design, out: Pa
     fig.savefig(out / "frontier_vs_samples.png", dpi=90)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), sharey=True)
-    image = None
-    for ax, (method, records) in zip(np.atleast_1d(axes), runs.items(), strict=True):
-        levels = sorted(
-            int(k.rsplit("_", 1)[1]) for k in eval_rows(records[0])[0] if k.startswith("heldout_level_")
-        )
-        xs = [x for x, _ in level_curve(records[0], levels[0])]
-        grid = np.array(
-            [np.mean([[y for _, y in level_curve(r, lv)] for r in records], axis=0) for lv in levels]
-        )
-        image = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1)
-        ax.set_title(method, fontsize=9)
-        ax.set_xticks(range(len(xs)), [str(x) for x in xs], rotation=60, fontsize=7)
-        ax.set_yticks(range(len(levels)), [str(lv) for lv in levels])
-        ax.set_xlabel("agent samples")
-    np.atleast_1d(axes)[0].set_ylabel("level")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="greedy held-out accuracy (mean over seeds)")
-    fig.savefig(out / "level_heatmap.png", dpi=80, bbox_inches="tight")
-    plt.close(fig)
+    plot_level_heatmaps(
+        runs, "heldout_level_", out / "level_heatmap.png", "greedy held-out accuracy (mean over seeds)"
+    )
 
 
 def print_frontier_report(frontier: dict[str, Any]) -> None:

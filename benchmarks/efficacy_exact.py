@@ -175,21 +175,39 @@ def write_exact_outputs(runs: dict[str, list[dict[str, Any]]], summary: dict[str
     plot_exact(runs, summary, out)
 
 
-def level_grid(records: list[dict[str, Any]]) -> list[tuple[int, list[int], np.ndarray]]:
-    """Per level: the evaluations' sample counts and the mean (over seeds) gold probability there."""
+def level_grid(
+    records: list[dict[str, Any]], prefix: str = "heldout_gold_prob_level_"
+) -> list[tuple[int, list[int], np.ndarray]]:
+    """Per level: the evaluations' sample counts and the mean (over seeds) of the level's figure there
+    (``<prefix><level>``: the gold probability by default)."""
     first = eval_rows(records[0])
-    levels = sorted(int(k.rsplit("_", 1)[1]) for k in first[0] if k.startswith("heldout_gold_prob_level_"))
+    levels = sorted(int(k.rsplit("_", 1)[1]) for k in first[0] if k.startswith(prefix))
     xs = [row["agent_samples"] for row in first]
     return [
-        (
-            lv,
-            xs,
-            np.mean(
-                [[row[f"heldout_gold_prob_level_{lv}"] for row in eval_rows(r)] for r in records], axis=0
-            ),
-        )
+        (lv, xs, np.mean([[row[f"{prefix}{lv}"] for row in eval_rows(r)] for r in records], axis=0))
         for lv in levels
     ]
+
+
+def plot_level_heatmaps(runs: dict[str, list[dict[str, Any]]], prefix: str, path: Path, label: str) -> None:
+    """One heatmap per method of ``level_grid(records, prefix)`` (levels by agent samples), side by side."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), sharey=True)
+    image = None
+    for ax, (method, records) in zip(np.atleast_1d(axes), runs.items(), strict=True):
+        grid = level_grid(records, prefix)
+        xs = grid[0][1]
+        image = ax.imshow(np.array([ys for _, _, ys in grid]), origin="lower", aspect="auto", vmin=0, vmax=1)
+        ax.set_title(method, fontsize=9)
+        ticks = list(range(0, len(xs), max(1, len(xs) // 6)))
+        ax.set_xticks(ticks, [str(xs[i]) for i in ticks], rotation=60, fontsize=7)
+        ax.set_yticks(range(len(grid)), [str(lv) for lv, _, _ in grid])
+        ax.set_xlabel("agent samples")
+    np.atleast_1d(axes)[0].set_ylabel("level")
+    fig.colorbar(image, ax=axes, shrink=0.8, label=label)
+    fig.savefig(path, dpi=80, bbox_inches="tight")
+    plt.close(fig)
 
 
 def plot_exact(runs: dict[str, list[dict[str, Any]]], summary: dict[str, Any], out: Path) -> None:
@@ -228,21 +246,9 @@ def plot_exact(runs: dict[str, list[dict[str, Any]]], summary: dict[str, Any], o
     fig.savefig(out / "gold_vs_samples.png", dpi=90)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), sharey=True)
-    image = None
-    for ax, (method, records) in zip(np.atleast_1d(axes), runs.items(), strict=True):
-        grid = level_grid(records)
-        xs = grid[0][1]
-        image = ax.imshow(np.array([ys for _, _, ys in grid]), origin="lower", aspect="auto", vmin=0, vmax=1)
-        ax.set_title(method, fontsize=9)
-        ticks = list(range(0, len(xs), max(1, len(xs) // 6)))
-        ax.set_xticks(ticks, [str(xs[i]) for i in ticks], rotation=60, fontsize=7)
-        ax.set_yticks(range(len(grid)), [str(lv) for lv, _, _ in grid])
-        ax.set_xlabel("agent samples")
-    np.atleast_1d(axes)[0].set_ylabel("level")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="gold probability (mean over seeds)")
-    fig.savefig(out / "level_gold_heatmap.png", dpi=80, bbox_inches="tight")
-    plt.close(fig)
+    plot_level_heatmaps(
+        runs, "heldout_gold_prob_level_", out / "level_gold_heatmap.png", "gold probability (mean over seeds)"
+    )
 
     fig, axes = plt.subplots(1, len(DIAGNOSTICS), figsize=(4 * len(DIAGNOSTICS), 3.8))
     titles = {
