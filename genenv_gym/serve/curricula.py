@@ -355,15 +355,17 @@ class HostedCurricula:
             hosted.groups_since_checkpoint = 0
             return True
 
-    def forget(self, session_id: str) -> None:
-        """A closed session's proposals, and its groups recorded in part, which no one can finish now: they
-        are discarded from the curriculum (counted as dropped)."""
-        for hosted in self._hosted.values():
-            with hosted.lock:
-                hosted.given.pop(session_id, None)
-                partial = hosted.partial.pop(session_id, set())
-            for proposal_id in partial:
-                hosted.service.discard(proposal_id, recorder=session_id[:8])
+    def forget(self, session_id: str, name: str) -> None:
+        """A closed session's proposals in curriculum ``name``, and its groups recorded in part, which no one
+        can finish now: they are discarded from the curriculum (counted as dropped)."""
+        hosted = self._hosted.get(name)
+        if hosted is None:
+            return
+        with hosted.lock:
+            hosted.given.pop(session_id, None)
+            partial = hosted.partial.pop(session_id, set())
+        for proposal_id in partial:
+            hosted.service.discard(proposal_id, recorder=session_id[:8])
 
     # -- files ---------------------------------------------------------------------------------------------
     def _checkpoint(self, hosted: _Hosted) -> None:

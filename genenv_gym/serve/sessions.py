@@ -203,8 +203,8 @@ class SessionManager:
         if self.per_client[session.client] <= 0:
             del self.per_client[session.client]
         self.slots.remove_session(session.client)
-        if self.curricula is not None:
-            await asyncio.to_thread(self.curricula.forget, session.id)
+        if session.curriculum is not None and self.curricula is not None:  # a thread hop only where needed
+            await asyncio.to_thread(self.curricula.forget, session.id, session.curriculum)
         if session.process is None:
             return
         if session.lock.locked():  # a request is running in it: nothing to wait for
