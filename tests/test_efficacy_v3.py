@@ -5,9 +5,7 @@ frontier summary, plots and their data)."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from tiny_runs import QUIET, TINY_RUN, efficacy_script  # noqa: E402
+
 from genenv_gym.curriculum import CurriculumConfig  # noqa: E402
 from genenv_gym.envs.addition import PaddedAdditionDomain  # noqa: E402
 from genenv_gym.learnability import LearnabilitySampler  # noqa: E402
@@ -23,38 +23,7 @@ from genenv_gym.skill import SkillTracker  # noqa: E402
 from genenv_gym.train.config import load_config  # noqa: E402
 from genenv_gym.train.loop import Trainer  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "run.epochs=2",
-    "run.eval_every=2",
-    "run.eval_epochs=1",
-    "run.eval_tasks=60",
-    "run.progress=false",
-    "run.tensorboard=false",
-    "run.plots=false",
-    "run.threads=1",
-    "run.checkpoint_every=1000000",
-    "model.hidden_size=32",
-    "model.intermediate_size=64",
-    "warmstart.steps=2",
-    "warmstart.base_tasks=16",
-    "agent.tasks_per_epoch=4",
-    "agent.group_size=2",
-    "agent.mini_batch_size=2",
-    "agent.micro_batch_size=2",
-]
-
-
-def _script():
-    if str(ROOT / "benchmarks") not in sys.path:  # the script imports its sibling efficacy_stats.py
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "curriculum_efficacy", ROOT / "benchmarks/curriculum_efficacy.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["curriculum_efficacy"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+TINY = [*TINY_RUN, "run.eval_every=2", "run.eval_epochs=1", "run.eval_tasks=60", *QUIET]
 
 
 def test_the_learnability_sampler_weights_levels_by_r_env_of_running_success() -> None:
@@ -96,7 +65,7 @@ def test_the_trainer_samples_learnability_levels_and_evaluates_on_its_schedule(t
 
 
 def test_the_statistics_match_their_closed_forms() -> None:
-    script = _script()
+    script = efficacy_script()
     from efficacy_stats import student_t_two_sided_p
 
     # Student's t, two-sided (values of scipy.stats.t.sf * 2)
@@ -110,7 +79,7 @@ def test_the_statistics_match_their_closed_forms() -> None:
 
 
 def test_the_script_runs_a_seed_writes_its_file_and_merges_the_frontier_figures(tmp_path: Path) -> None:
-    script = _script()
+    script = efficacy_script()
     design = script.DESIGNS["efficacy_v3"]
     out = tmp_path / "out"
     overrides = [*script.QUIET_RUN, *TINY]

@@ -4,9 +4,7 @@ warm-start cache, and the merge into the exact summary, its data and figures."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,34 +13,13 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "run.epochs=2",
-    "model.hidden_size=32",
-    "model.intermediate_size=64",
-    "warmstart.steps=2",
-    "warmstart.base_tasks=16",
-    "agent.tasks_per_epoch=4",
-    "agent.group_size=2",
-    "agent.mini_batch_size=2",
-    "agent.micro_batch_size=2",
-]
+from tiny_runs import TINY_RUN, efficacy_script  # noqa: E402
 
-
-def _script():
-    if str(ROOT / "benchmarks") not in sys.path:  # the script imports its sibling modules
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "curriculum_efficacy", ROOT / "benchmarks/curriculum_efficacy.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["curriculum_efficacy"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+TINY = TINY_RUN
 
 
 def test_a_seed_runs_each_method_with_its_settings_and_merges_into_the_exact_summary(tmp_path: Path) -> None:
-    script = _script()
+    script = efficacy_script()
     design = script.DESIGNS["efficacy_v4"]
     assert design.primary == ("alpha-curriculum", "uniform") and design.control == ("learnability", "uniform")
     methods = ["uniform", "soft-alpha-rwr"]
@@ -96,7 +73,7 @@ def test_a_seed_runs_each_method_with_its_settings_and_merges_into_the_exact_sum
 
 
 def test_the_power_of_the_paired_t_test_is_its_rejection_rate() -> None:
-    _script()
+    efficacy_script()
     from efficacy_stats import paired_t_power
 
     assert paired_t_power(0.0, 0.05, 8) == pytest.approx(0.05, abs=0.01)  # no effect: the test's level

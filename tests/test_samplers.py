@@ -129,28 +129,14 @@ def test_list_metrics_reach_tensorboard_per_index() -> None:
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from tiny_runs import QUIET, TINY_RUN  # noqa: E402
+
 from genenv_gym.train.config import load_config  # noqa: E402
 from genenv_gym.train.gold_probability import gold_logprobs  # noqa: E402
 from genenv_gym.train.loop import Trainer  # noqa: E402
 from genenv_gym.train.rwr_sft import encode_chat_example  # noqa: E402
 
-TINY = [
-    "run.epochs=2",
-    "run.progress=false",
-    "run.tensorboard=false",
-    "run.plots=false",
-    "run.threads=1",
-    "run.checkpoint_every=1000000",
-    "model.hidden_size=32",
-    "model.intermediate_size=64",
-    "warmstart.steps=2",
-    "warmstart.base_tasks=16",
-    "agent.tasks_per_epoch=4",
-    "agent.group_size=2",
-    "agent.mini_batch_size=2",
-    "agent.micro_batch_size=2",
-    "sampler.pool_tasks=6",
-]
+TINY = [*TINY_RUN, *QUIET, "sampler.pool_tasks=6"]
 
 
 def test_the_gold_probability_is_the_product_of_the_reference_tokens_probabilities() -> None:
