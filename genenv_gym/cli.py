@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genenv_gym.registration import CLIENT_ENTRIES, ENV_ENTRIES
+from genenv_gym.registration import CLIENT_ENTRIES, ENV_ENTRIES, is_simulator_id
 from genenv_gym.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -59,17 +59,11 @@ def _unknown_envs(env_ids: Sequence[str], command: str) -> bool:
     return bool(unknown)
 
 
-def _is_simulator(env_id: str) -> bool:
-    from gymnasium.envs.registration import registry
-
-    return str(registry[env_id].entry_point).endswith(":SimulatorEnv")
-
-
 def _suite_env_ids(suite: str) -> tuple[list[str], list[str]]:
     """(registered env ids to run, paper columns whose env id is not built yet)."""
     known = {e.id for e in ENV_ENTRIES}
     if suite == "all":
-        return [e.id for e in ENV_ENTRIES if not _is_simulator(e.id)], []
+        return [e.id for e in ENV_ENTRIES if not is_simulator_id(e.id)], []
     from genenv_gym.paper_table import PAPER_COLUMNS
 
     return [c.env_id for c in PAPER_COLUMNS if c.env_id in known], [
@@ -79,13 +73,13 @@ def _suite_env_ids(suite: str) -> tuple[list[str], list[str]]:
 
 def _warn_ignored_options(args: argparse.Namespace, env_ids: Sequence[str]) -> None:
     for env_id in env_ids:
-        if _is_simulator(env_id) and args.limit is not None:
+        if is_simulator_id(env_id) and args.limit is not None:
             print(
                 f"genenv eval: --limit counts tasks per category of benchmark envs; {env_id} is a simulator "
                 f"env, so it plays --episodes {args.episodes or 100} episodes instead",
                 file=sys.stderr,
             )
-        if not _is_simulator(env_id) and args.episodes is not None:
+        if not is_simulator_id(env_id) and args.episodes is not None:
             print(
                 f"genenv eval: --episodes applies to simulator envs; {env_id} plays its benchmark tasks "
                 "(use --limit N for at most N per category)",

@@ -37,6 +37,13 @@ def register_envs() -> None:
             register(id=entry.id, entry_point=entry.entry_point, kwargs=dict(entry.kwargs))
 
 
+def is_simulator_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered as a simulator env (``GenEnv-Sim-*``: its tasks are generated);
+    False for an id that is not registered."""
+    spec = registry.get(env_id)
+    return spec is not None and str(spec.entry_point).endswith(":SimulatorEnv")
+
+
 def make_domain(name: str, **kwargs: Any):
     """Instantiate a Domain by its name (``Domain.name``), importing it only now."""
     if name not in DOMAINS:

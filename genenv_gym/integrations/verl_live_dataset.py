@@ -37,12 +37,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium as gym
-
 from genenv_gym.curriculum_service.ray_actor import RayCurriculum, shared_curriculum
 from genenv_gym.export.exporter import rows_for
 from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_tasks import env_kwargs_with
+from genenv_gym.registration import is_simulator_id
 
 require_extra("verl", "genenv_gym.integrations.verl_live_dataset")
 
@@ -52,14 +51,6 @@ from verl.utils.dataset.rl_dataset import RLHFDataset  # noqa: E402
 CURRICULUM_KEY = "genenv_curriculum"
 PROPOSAL_KEY = "proposal_id"
 VALIDATION_KEY = "genenv_validation"
-
-
-def is_simulator_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered as a simulator env (its tasks are generated)."""
-    try:
-        return "domain" in gym.spec(env_id).kwargs
-    except gym.error.Error:
-        return False
 
 
 def _files(value: Any) -> list[str]:

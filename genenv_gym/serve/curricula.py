@@ -47,6 +47,7 @@ from typing import Any
 
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
+from genenv_gym.registration import is_simulator_id
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.task import Task
 
@@ -138,7 +139,11 @@ class HostedCurricula:
             if names.count(name) > 1:
                 raise ValueError(f"--curriculum: the name {name!r} is declared twice")
         for spec in self.specs:
-            _check_simulator_id(spec.env_id)
+            if not is_simulator_id(spec.env_id):
+                raise ValueError(
+                    f"--curriculum: {spec.env_id} is not a simulator id: only a simulator id "
+                    "(GenEnv-Sim-*) has a curriculum"
+                )
         self.env_kwargs = env_kwargs
         self.directory = directory
         self.checkpoint_every = checkpoint_every
@@ -390,21 +395,3 @@ class HostedCurricula:
                 self._checkpoint(hosted)
             hosted.service.close()
         self._hosted = {}
-
-
-def _check_simulator_id(env_id: str) -> None:
-    """ValueError unless ``env_id`` is a registered simulator id (its entry point a ``SimulatorEnv``)."""
-    import gymnasium as gym
-    from gymnasium.envs.registration import load_env_creator
-
-    from genenv_gym.envs.simulator_env import SimulatorEnv
-
-    try:
-        entry = gym.spec(env_id).entry_point
-    except gym.error.Error as error:
-        raise ValueError(f"--curriculum: {error}") from None
-    creator = load_env_creator(entry) if isinstance(entry, str) else entry
-    if not (isinstance(creator, type) and issubclass(creator, SimulatorEnv)):
-        raise ValueError(
-            f"--curriculum: {env_id} serves fixed tasks: only a simulator id (GenEnv-Sim-*) has a curriculum"
-        )
