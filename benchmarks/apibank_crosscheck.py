@@ -52,7 +52,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import data_root
+from genenv_gym.datasets.data_dir import data_root
 from genenv_gym.envs.apibank import data
 from genenv_gym.envs.apibank.apis_info import tool_searcher
 from genenv_gym.envs.apibank.extraction import render_gold_call

@@ -1,8 +1,8 @@
 """Cross-check our BFCL AST checker against the official bfcl-eval checker on every real record.
 
 For every record of every single-turn AST category it builds model outputs (the rendered gold answer,
-each mutation of ``tests/test_bfcl_real_records.py``, a second allowed value, and sloppy outputs: fenced
-code, prose around the call, positional arguments, missing brackets, JSON where Python is due, ...), in
+each mutation of ``tests/envs/bfcl/test_bfcl_real_records.py``, a second allowed value, and sloppy outputs:
+fenced code, prose around the call, positional arguments, missing brackets, JSON where Python is due, ...), in
 both action formats, grades each with our ``grade_output`` and with the official checker, and prints the
 agreement per category and per kind of output, then every disagreement.
 
@@ -177,7 +177,7 @@ def official_worker(cases_path: str, data_dir: str, out_path: str) -> None:
 
 def _load_test_module() -> Any:
     spec = importlib.util.spec_from_file_location(
-        "bfcl_real_records", ROOT / "tests" / "test_bfcl_real_records.py"
+        "bfcl_real_records", ROOT / "tests" / "envs" / "bfcl" / "test_bfcl_real_records.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -26,7 +26,7 @@ import numpy as np
 import genenv_gym
 from genenv_gym.agents.scripted import OracleAgent, RandomAgent
 from genenv_gym.fixtures import FIXTURES_DIR
-from genenv_gym.registration import ENV_ENTRIES
+from genenv_gym.registry.registration import ENV_ENTRIES
 from genenv_gym.task import Task
 
 

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if os.environ.get("GENENV_TASK_CACHE_DIR"):
         parser.error("unset GENENV_TASK_CACHE_DIR: each id must start from an empty cache folder")
-    from genenv_gym.registration import ENV_ENTRIES
+    from genenv_gym.registry.registration import ENV_ENTRIES
 
     ids = args.ids or [entry.id for entry in ENV_ENTRIES]
     print(f"data: {os.environ.get('GENENV_DATA_DIR', '(default data dir)')}; warm = best of {args.warm_runs}")

@@ -10,7 +10,7 @@ tokenizer fingerprints) and ``curves-seed<s>.png`` into ``benchmarks/results/<co
 the per-epoch table of docs/training.md. ``--check`` writes to a temporary folder instead and exits 1 when a
 quoted figure moved by more than the tolerance below, naming the figure and the library versions that
 differ. A run of fewer epochs is compared with the committed run's first epochs: epochs are prefixes of a
-longer run (``tests/test_resume.py`` shows a run split in two equals the straight run).
+longer run (``tests/train/test_resume.py`` shows a run split in two equals the straight run).
 
 Every run trains in a child process under ``PORTABLE_NUMERICS`` (below): with the default float kernels the
 same seed gives other figures on another CPU (AVX2 vs AVX-512, Intel vs AMD), because training amplifies

@@ -11,7 +11,7 @@ end both policies are scored on a fixed set of generated tasks, per difficulty l
     python benchmarks/sb3_ppo_sim_bfcl.py --obs embeddings --steps 3000   # all-MiniLM-L6-v2 (slower)
     python benchmarks/sb3_ppo_sim_bfcl.py --json results.json
 
-The test ``tests/test_wrappers_sb3.py`` is the small version (2,000 steps, one seed).
+The test ``tests/wrappers/test_wrappers_sb3.py`` is the small version (2,000 steps, one seed).
 """
 
 from __future__ import annotations

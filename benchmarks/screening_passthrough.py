@@ -46,7 +46,7 @@ def fixture_domain(domain_name: str) -> Any:
     """The domain the set's records of ``domain_name`` were written for: the registered one, except
     ALFWorld's, whose records are goals in the six tiny hand-written games (built in a temporary folder;
     needs the ALFWorld engine), so that no real game is needed to build or screen them."""
-    from genenv_gym.registration import make_domain
+    from genenv_gym.registry.registration import make_domain
 
     if domain_name != "alfworld":
         return make_domain(domain_name)
@@ -107,7 +107,7 @@ def real_texts(data_dir: str) -> dict[str, list[list[str]]]:
     TravelPlanner: the train and validation query texts)."""
     from genenv_gym.envs.bfcl.task_writer import WRITABLE_CATEGORIES, task_content
     from genenv_gym.llm_simulator.screening import strings_in
-    from genenv_gym.registration import make_domain
+    from genenv_gym.registry.registration import make_domain
     from genenv_gym.task import thaw
 
     out: dict[str, list[list[str]]] = {}

@@ -39,7 +39,7 @@ from genenv_gym.agents.backends import Completion, ScriptedBackend
 from genenv_gym.llm_simulator import LLMSimulator
 from genenv_gym.llm_simulator.screening import Deduplicator
 from genenv_gym.llm_simulator.writer import Target, TaskRejected
-from genenv_gym.registration import make_domain
+from genenv_gym.registry.registration import make_domain
 from genenv_gym.task import Task
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from genenv_gym.export import export, rewards
     from genenv_gym.export.rewards import compute_score, task_of
     from genenv_gym.integrations import VERL_AGENT_LOOP_CONFIG
-    from genenv_gym.registration import make_domain
+    from genenv_gym.registry.registration import make_domain
 
     out = Path(args.out or Path(tempfile.mkdtemp(prefix="genenv-verl-")) / f"{args.env}.parquet")
     result = export(args.env, "verl", out, limit=args.limit, num_tasks=args.num_tasks)  # `genenv export`

@@ -6,7 +6,7 @@ Gymnasium; the envs themselves are imported only when ``gymnasium.make`` builds 
 
 from genenv_gym.curriculum import CurriculumConfig, alpha_reward, empirical_success, in_band
 from genenv_gym.domain import Domain, Episode, StepResult, Verdict
-from genenv_gym.registration import ENV_ENTRIES, make_domain, register_envs
+from genenv_gym.registry.registration import ENV_ENTRIES, make_domain, register_envs
 from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
 from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task

@@ -21,7 +21,8 @@ except ImportError:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The on-disk task cache (``genenv_gym.task_cache``) in a folder of this run, never the user's own: set
+    """The on-disk task cache (``genenv_gym.datasets.task_cache``) in a folder of this run, never the user's
+    own: set
     before collection, since some modules build envs when they are imported, and inherited by subprocesses.
     ``GENENV_DATA_DIR`` leaves the environment for the same reason: see ``_data_dir_where_needed``."""
     os.environ["GENENV_TASK_CACHE_DIR"] = tempfile.mkdtemp(prefix="genenv-test-task-cache-")
@@ -180,4 +181,4 @@ def offline_envs_for_session(request: pytest.FixtureRequest) -> OfflineEnvs:
 
 import sys  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as toy_domain
+sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))  # test helpers such as toy_domain

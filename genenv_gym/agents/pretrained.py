@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.extras import require_extra
+from genenv_gym.registry.extras import require_extra
 
 
 @dataclass(frozen=True)

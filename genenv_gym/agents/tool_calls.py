@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from genenv_gym.manifest import domain_spec, load
+from genenv_gym.registry.manifest import domain_spec, load
 
 #: One native tool call: ``{"name": str, "arguments": dict}``.
 ToolCall = Mapping[str, Any]

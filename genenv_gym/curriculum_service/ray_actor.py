@@ -20,7 +20,7 @@ from typing import Any
 
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum_service.service import CurriculumService, Proposal
-from genenv_gym.extras import require_extra
+from genenv_gym.registry.extras import require_extra
 from genenv_gym.task import Task
 
 #: The Ray namespace of the curriculum actors: one for every job, so that separate drivers (TRL's ranks, each

@@ -1,9 +1,6 @@
-"""Getting the benchmarks' data: where each comes from (``sources``), fetching it (``fetch``), what is here
-(``status``). ``genenv data fetch NAME|all`` and ``genenv data status`` are the command-line front."""
+"""Benchmark data on disk: where each benchmark comes from (``sources``), fetching it (``download``), what is
+here (``status``), where it is read from (``data_dir``) and the tasks built from it, kept between processes
+(``task_cache``). ``genenv data fetch NAME|all`` and ``genenv data status`` are the command-line front.
 
-from genenv_gym.data_source import Source
-from genenv_gym.datasets.download import FetchError, FetchResult, fetch
-from genenv_gym.datasets.sources import SOURCES
-from genenv_gym.datasets.status import BenchmarkStatus, benchmark_status
-
-__all__ = ["SOURCES", "BenchmarkStatus", "FetchError", "FetchResult", "Source", "benchmark_status", "fetch"]
+Nothing is imported here: the envs read ``data_dir`` while the registry is still being built, and
+``sources`` reads every manifest."""

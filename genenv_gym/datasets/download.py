@@ -20,10 +20,10 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genenv_gym.data_dir import data_root
-from genenv_gym.data_source import DownloadScript, GitHubFiles, PipWheel, Source, Urls
+from genenv_gym.datasets.data_dir import data_root
 from genenv_gym.datasets.sources import SOURCES
 from genenv_gym.datasets.status import BenchmarkStatus, benchmark_status
+from genenv_gym.registry.data_source import DownloadScript, GitHubFiles, PipWheel, Source, Urls
 
 #: Seconds a single HTTP request may take before the fetch gives up on it.
 TIMEOUT_S = 60
@@ -176,7 +176,7 @@ def _fetch_github(origin: GitHubFiles, target: Path) -> list[str]:
 
 
 def _run_script(origin: DownloadScript, source: Source, target: Path) -> list[str]:
-    from genenv_gym.extras import install_line
+    from genenv_gym.registry.extras import install_line
 
     script = shutil.which(origin.command)
     if script is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genenv_gym.data_source import Source
+from genenv_gym.registry.data_source import Source
 
 
 @dataclass

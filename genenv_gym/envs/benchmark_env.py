@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from genenv_gym.data_dir import ENV_VAR, MissingDataError, fixtures_instead
+from genenv_gym.datasets.data_dir import ENV_VAR, MissingDataError, fixtures_instead
 from genenv_gym.domain import Domain
 from genenv_gym.envs.text_env import TextEnv, task_info
 from genenv_gym.task import Task

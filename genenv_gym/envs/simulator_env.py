@@ -91,7 +91,7 @@ class SimulatorEnv(TextEnv):
         simulator_kwargs: dict[str, Any] | None = None,
         render_mode: str | None = None,
     ) -> None:
-        from genenv_gym.registration import make_domain
+        from genenv_gym.registry.registration import make_domain
 
         super().__init__(render_mode)
         if batch_size < 1:

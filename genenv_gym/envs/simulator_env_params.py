@@ -1,4 +1,5 @@
-"""What a remote client may set on a ``GenEnv-Sim-<Domain>-v0`` env (see ``genenv_gym.client_params``).
+"""What a remote client may set on a ``GenEnv-Sim-<Domain>-v0`` env (see
+``genenv_gym.registry.client_params``).
 
 The procedural simulator and its curriculum are the client's to tune; the LLM simulator (its backend,
 model path, endpoint, key variable) is the operator's: ``genenv serve --env-kwargs``.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from genenv_gym.client_params import (
+from genenv_gym.registry.client_params import (
     Choice,
     ClientParams,
     Fields,

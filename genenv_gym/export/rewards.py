@@ -40,7 +40,7 @@ def task_of(task: Task | str | Mapping[str, Any]) -> Task:
 
 @lru_cache(maxsize=16)
 def _domain(name: str, kwargs_json: str) -> Domain:
-    from genenv_gym.registration import make_domain
+    from genenv_gym.registry.registration import make_domain
 
     return make_domain(name, **json.loads(kwargs_json))
 

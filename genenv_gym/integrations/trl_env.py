@@ -49,10 +49,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_rollout import LiveRollout, RolloutRecord, TokenBudget
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.integrations.template_backend import TemplateBackend
+from genenv_gym.registry.extras import require_extra
 
 #: The key of a prompt's first message that holds its row's task pin (a JSON string).
 ROW_KEY = "genenv_row"

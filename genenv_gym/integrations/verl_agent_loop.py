@@ -45,10 +45,10 @@ from typing import Any
 from uuid import uuid4
 
 from genenv_gym.export.exporter import VERL_AGENT_NAME
-from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_rollout import LiveRollout, TokenBudget
 from genenv_gym.integrations.live_tasks import LiveTasks, env_kwargs_with
 from genenv_gym.integrations.template_backend import TemplateBackend
+from genenv_gym.registry.extras import require_extra
 
 require_extra("verl", "genenv_gym.integrations.verl_agent_loop")
 

@@ -39,9 +39,9 @@ from typing import Any
 
 from genenv_gym.curriculum_service.ray_actor import RayCurriculum, shared_curriculum
 from genenv_gym.export.exporter import rows_for
-from genenv_gym.extras import require_extra
 from genenv_gym.integrations.live_tasks import env_kwargs_with
-from genenv_gym.registration import is_simulator_id
+from genenv_gym.registry.extras import require_extra
+from genenv_gym.registry.registration import is_simulator_id
 
 require_extra("verl", "genenv_gym.integrations.verl_live_dataset")
 

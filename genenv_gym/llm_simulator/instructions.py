@@ -179,10 +179,6 @@ def encoded_problem(text: str) -> str | None:
     return None
 
 
-def _english_words(text: str) -> int:
-    return sum(w in ENGLISH for w in _WORDS.findall(text))
-
-
 def _b64_text(run: str) -> str | None:
     try:
         data = base64.b64decode(run.replace("-", "+").replace("_", "/") + "=" * (-len(run) % 4))

@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from genenv_gym.domain import Domain
-from genenv_gym.manifest import domain_specs, load
+from genenv_gym.registry.manifest import domain_specs, load
 from genenv_gym.skill import SkillEstimate
 from genenv_gym.task import Task
 

@@ -19,7 +19,7 @@ serve/curricula.py): a session joins one with ``env_kwargs={"shared_curriculum":
 
 What a client sends is checked here before any env sees it: the body's size and JSON (depth, text UTF-8
 can carry), the request's fields (serve/contract.py), and ``env_kwargs`` and ``options`` against the env
-id's allow-list (genenv_gym/client_params.py). Every env runs in its session's own process
+id's allow-list (genenv_gym/registry/client_params.py). Every env runs in its session's own process
 (serve/sessions.py). Every refusal is JSON ``{"detail", "code"}`` on HTTP and ``{"type": "error"}`` on the
 WebSocket, whose session goes on.
 """
@@ -160,7 +160,7 @@ def create_app(config: ServeConfig) -> FastAPI:
     @app.get("/envs/{env_id}/metadata")
     async def env_metadata(env_id: str) -> dict[str, Any]:
         catalog.check(env_id)
-        from genenv_gym.registration import ENV_ENTRIES
+        from genenv_gym.registry.registration import ENV_ENTRIES
 
         description = next((e.description for e in ENV_ENTRIES if e.id == env_id), "")
         return {"name": env_id, "description": description, "version": _version()}

@@ -9,8 +9,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from genenv_gym.client_params import ClientParams, ParamError
-from genenv_gym.env_kwargs import check_env_kwargs, env_parameters
+from genenv_gym.registry.client_params import ClientParams, ParamError
+from genenv_gym.registry.env_kwargs import check_env_kwargs, env_parameters
 from genenv_gym.serve.errors import EnvFailed, ForbiddenKwargs, ServeError, UnknownEnv
 from genenv_gym.serve.limits import merge_kwargs
 from genenv_gym.spaces import UnicodeText
@@ -46,7 +46,7 @@ class Catalog:
             if env_id not in known:
                 raise ValueError(f"not a servable env id: {env_id!r}{did_you_mean(env_id, known)}")
         self._server_kwargs = server_kwargs or {}
-        from genenv_gym.registration import ENV_ENTRIES
+        from genenv_gym.registry.registration import ENV_ENTRIES
 
         self._client = {e.id: e.client for e in ENV_ENTRIES}
         self._client.update(client_params or {})

@@ -120,7 +120,7 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from genenv_gym.extras import MissingExtraError, require_extra
+    from genenv_gym.registry.extras import MissingExtraError, require_extra
 
     try:
         require_extra("serve", "genenv serve")
@@ -198,7 +198,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _servable(catalog: Any) -> Any:
     """The catalog of the ids whose env can be made here (said on stderr); None when there is none."""
-    from genenv_gym.data_dir import data_root
+    from genenv_gym.datasets.data_dir import data_root
     from genenv_gym.serve.data_check import check_served_ids, ids_to_check
 
     to_check = ids_to_check(catalog)
@@ -237,7 +237,7 @@ def operator_kwargs(everywhere: str | None, per_id: list[str]) -> Callable[[str]
         own[env_id] = _json_object(text, f"--env-kwargs-for {env_id}")
 
     def kwargs(env_id: str) -> dict[str, Any]:
-        from genenv_gym.env_kwargs import env_parameters
+        from genenv_gym.registry.env_kwargs import env_parameters
         from genenv_gym.serve.limits import merge_kwargs
 
         accepted = env_parameters(env_id)

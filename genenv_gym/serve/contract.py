@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from genenv_gym.client_params import MAX_DEPTH
+from genenv_gym.registry.client_params import MAX_DEPTH
 from genenv_gym.serve.errors import InvalidText, ServeError, TooLarge
 from genenv_gym.serve.wire import info_to_json
 

@@ -47,7 +47,7 @@ from typing import Any
 
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
-from genenv_gym.registration import is_simulator_id
+from genenv_gym.registry.registration import is_simulator_id
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.task import Task
 

@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genenv_gym.data_dir import MissingDataError, data_root, fetch_command
+from genenv_gym.datasets.data_dir import MissingDataError, data_root, fetch_command
 from genenv_gym.datasets.status import benchmark_status
-from genenv_gym.extras import missing_modules
-from genenv_gym.manifest import Manifest, all_manifests
+from genenv_gym.registry.extras import missing_modules
+from genenv_gym.registry.manifest import Manifest, all_manifests
 from genenv_gym.serve.catalog import Catalog
 
 #: What the warnings (and log records) of an env playing the shipped fixtures instead of the benchmark say:

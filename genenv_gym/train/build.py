@@ -12,7 +12,7 @@ import torch
 
 from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
-from genenv_gym.registration import make_domain
+from genenv_gym.registry.registration import make_domain
 from genenv_gym.train.config import AgentConfig, ModelConfig, RunConfig
 
 if TYPE_CHECKING:

@@ -40,10 +40,10 @@ from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
-from genenv_gym.oracle_frontier import OracleFrontierSampler
 from genenv_gym.progress import progress
-from genenv_gym.rank_trimming import RankTrimSampler
 from genenv_gym.samplers import SAMPLERS, build_standalone
+from genenv_gym.samplers.oracle_frontier import OracleFrontierSampler
+from genenv_gym.samplers.rank_trimming import RankTrimSampler
 from genenv_gym.simulator import Outcome, ProceduralSimulator, level_batches
 from genenv_gym.skill import SkillTracker
 from genenv_gym.task import Task

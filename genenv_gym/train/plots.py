@@ -98,33 +98,3 @@ def plot_signal_panels(axes: Any, rows: list[dict[str, Any]], all_rows: list[dic
     for ax in axes:
         ax.set_xlabel("epoch")
         ax.grid(alpha=0.3)
-
-
-def plot_lines(
-    series: dict[str, list[tuple[float, float, float]]], out: str | Path, xlabel: str, ylabel: str, title: str
-) -> Any:
-    """One line per name with a shaded band: ``series[name] = [(x, mean, std), ...]``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, points in series.items():
-        xs, means, stds = zip(*points, strict=True)
-        ax.plot(xs, means, marker="o", label=name)
-        ax.fill_between(
-            xs,
-            [m - s for m, s in zip(means, stds, strict=True)],
-            [m + s for m, s in zip(means, stds, strict=True)],
-            alpha=0.15,
-        )
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out

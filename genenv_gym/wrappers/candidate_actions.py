@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from genenv_gym.manifest import domain_spec
+from genenv_gym.registry.manifest import domain_spec
 from genenv_gym.wrappers.candidates import CandidateSource, default_source
 
 #: Candidates per state when neither the caller nor the domain's manifest says how many.

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from genenv_gym.manifest import domain_spec, load
+from genenv_gym.registry.manifest import domain_spec, load
 
 __all__ = [
     "AdmissibleCommands",

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from genenv_gym.extras import require_extra
+from genenv_gym.registry.extras import require_extra
 from genenv_gym.wrappers.skill_sync import SkillAggregator, SkillSync
 
 require_extra("sb3", "genenv_gym.wrappers.sb3", modules=("torch", "stable_baselines3"))

@@ -79,7 +79,7 @@ def make_backend(spec: str | Backend, **kwargs: Any) -> Backend:
         return spec
     parsed = parse_spec(spec)
     if parsed.kind in ("hf", "tiny"):
-        from genenv_gym.extras import require_extra
+        from genenv_gym.registry.extras import require_extra
 
         require_extra("train", f"the {parsed.kind}: backend", modules=("torch", "transformers"))
     if parsed.kind == "hf":

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import ENV_VAR, MissingDataError, data_root
+from genenv_gym.datasets.data_dir import ENV_VAR, MissingDataError, data_root
 from genenv_gym.envs.alfworld.scene import parse_scene
 from genenv_gym.envs.alfworld.task_types import resolve_task_types, task_type_of_folder
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.data_dir import entry_name
+from genenv_gym.datasets.data_dir import entry_name
 from genenv_gym.domain import Domain, Episode, Verdict
 from genenv_gym.envs.alfworld import generator
 from genenv_gym.envs.alfworld.commands import normalize_command

@@ -17,7 +17,8 @@ the games it visits. Building an engine also fixes glibc's mmap threshold at its
 (``mallopt``; glibc otherwise raises it after the first large block is freed, and each game's ~1 MB
 translation then lands in the heap, which fragments and cannot shrink): one copy of a vector env holds
 4-6 MB less after 64 games.
-``tests/test_alfworld_engine.py`` checks that the transcripts are identical to the raw stack's and that
+``tests/envs/alfworld/test_alfworld_engine.py`` checks that the transcripts are identical to the raw stack's
+and that
 textworld is still the 1.7.0 these fast paths mirror. textworld and alfworld are imported only when an
 engine is built; nothing of theirs is patched.
 

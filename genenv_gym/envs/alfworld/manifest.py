@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Text
-from genenv_gym.data_source import DownloadScript, Source
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, TASK_TYPES
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Text
+from genenv_gym.registry.data_source import DownloadScript, Source
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
 
@@ -16,8 +16,8 @@ SPLITS = ("train", "valid_seen", "valid_unseen")
 #: The longest step budget a client may give an episode.
 MAX_CLIENT_STEPS = 200
 
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params): never a path; a game is chosen by
-#: its id among the loaded ones, a task's game is looked up in the data dir's split.
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params): never a path; a game is
+#: chosen by its id among the loaded ones, a task's game is looked up in the data dir's split.
 _TASK_TYPES = Choices(TASK_TYPE_NAMES, single=True)
 CLIENT = ClientParams(
     kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS), "max_steps": Integer(1, MAX_CLIENT_STEPS)},

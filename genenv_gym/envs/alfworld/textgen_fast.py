@@ -6,8 +6,8 @@ every conjunctive query with TatSu each time it meets them. Nothing in a derivat
 after it is made, so ``derive`` here shares contexts instead of copying them, reads the parsed symbols
 without copying them, and parses each start string, query and eval expression once per process. The
 expansion order, the first-applicable-rule choice, the list rendering and the eval namespace are textgen's
-own; ``tests/test_alfworld_engine.py`` and ``benchmarks/alfworld_throughput.py`` check the output against
-textgen's, byte for byte.
+own; ``tests/envs/alfworld/test_alfworld_engine.py`` and ``benchmarks/alfworld_throughput.py`` check the
+output against textgen's, byte for byte.
 """
 
 from __future__ import annotations

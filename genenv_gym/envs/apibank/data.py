@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import MissingDataError, data_root
+from genenv_gym.datasets.data_dir import MissingDataError, data_root
 from genenv_gym.envs.apibank.world import recording_key
 
 BENCHMARK = "apibank"

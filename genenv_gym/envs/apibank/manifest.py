@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
-from genenv_gym.data_source import GitHubFiles, Source
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
+from genenv_gym.registry.data_source import GitHubFiles, Source
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.apibank.env:APIBankEnv"
 
 _CALLS = "genenv_gym.envs.apibank.call_format:API_CALLS"
 
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
 _LEVELS = Choices(("level-1", "level-2"))
 _SCORING = Choice(("official", "corrected"))
 CLIENT = ClientParams(kwargs={"levels": _LEVELS, "scoring": _SCORING}, options=BENCHMARK_OPTIONS)

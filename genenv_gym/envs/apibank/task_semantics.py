@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genenv_gym.envs.apibank.signatures import SIGNATURES
-from genenv_gym.number_words import numbers_in
-from genenv_gym.polarity import asserted_text, competing_values
-from genenv_gym.stop_words import FUNCTION_WORDS
+from genenv_gym.text.months import MONTHS
+from genenv_gym.text.number_words import numbers_in
+from genenv_gym.text.polarity import asserted_text, competing_values
+from genenv_gym.text.stop_words import FUNCTION_WORDS
 
 #: Parameters whose value is free text, grounded by most of its words.
 FREE_TEXT = frozenset(
@@ -83,20 +84,6 @@ _VERBS = (
     "Play",
     "Search",
 )
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$")
 _MONTH_DAY = re.compile(r"^(\d{2})-(\d{2})$")
 #: Upper-case words of a dialogue that are not codes a value could be.
@@ -118,7 +105,7 @@ def _date_said(text: str, words: set[str], year: int, month: int, day: int) -> b
     iso = f"{year:04d}-{month:02d}-{day:02d}"
     if iso in text or f"{month}/{day}/{year}" in text or f"{month:02d}/{day:02d}/{year}" in text:
         return True
-    name = _MONTHS[month - 1]
+    name = MONTHS[month - 1]
     month_ok = name in words or name[:3] in words
     day_ok = str(day) in words or any(w == f"{day}{s}" for w in words for s in ("st", "nd", "rd", "th"))
     return month_ok and day_ok

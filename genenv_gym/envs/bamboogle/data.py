@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from genenv_gym.data_dir import benchmark_file
+from genenv_gym.datasets.data_dir import benchmark_file
 
 BENCHMARK = "bamboogle"
 QUESTIONS_FILE = "test.jsonl"

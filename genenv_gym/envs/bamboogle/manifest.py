@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Real
-from genenv_gym.data_source import Source, Urls
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Real
+from genenv_gym.registry.data_source import Source, Urls
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 #: The Search-R1 loop's budget and grading, a client's choice; the retriever (its corpus path or server
 #: URL) is the operator's.
@@ -18,7 +18,7 @@ LOOP = {
     "reward": Choice(("em", "f1", "cover_em")),
     "extraction": Choice(("response", "reference")),
 }
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
 CLIENT = ClientParams(kwargs=LOOP, options=BENCHMARK_OPTIONS)
 SIM_DOMAIN = {
     **LOOP,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from genenv_gym.envs.bamboogle.metrics import normalize_answer
 from genenv_gym.envs.bamboogle.world import ATTRIBUTES, RELATIONS
-from genenv_gym.polarity import asserted_text
+from genenv_gym.text.polarity import asserted_text
 
 #: step -> the words that ask for it (regex on lower-case text).
 STEP_WORDS = {

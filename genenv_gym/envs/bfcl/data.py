@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import benchmark_file, data_root, file_version
+from genenv_gym.datasets.data_dir import benchmark_file, data_root, file_version
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, answer_file, question_file
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.data_dir import data_root
+from genenv_gym.datasets.data_dir import data_root
+from genenv_gym.datasets.task_cache import cached_tasks
 from genenv_gym.domain import Domain, Verdict
 from genenv_gym.envs.bfcl import generator
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, language_of
@@ -21,7 +22,6 @@ from genenv_gym.envs.bfcl.render import render_answer
 from genenv_gym.envs.bfcl.summary import summary_scores
 from genenv_gym.envs.bfcl.validation import REFUSAL, validate_record
 from genenv_gym.task import Task, thaw
-from genenv_gym.task_cache import cached_tasks
 
 ACTION_FORMATS = ("python", "json")
 #: How many tasks' thawed functions and possible answers ``verify`` keeps (the tasks graded last).

@@ -29,8 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genenv_gym.llm_simulator.unicode_skeleton import skeleton
-from genenv_gym.number_words import numbers_in
-from genenv_gym.stop_words import FUNCTION_WORDS
+from genenv_gym.text.months import MONTHS
+from genenv_gym.text.number_words import numbers_in
+from genenv_gym.text.stop_words import FUNCTION_WORDS
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _STOP = FUNCTION_WORDS | frozenset(["ca", "ny", "us", "usa"])
@@ -80,20 +81,6 @@ _IRREGULAR = {
     "person": "people",
     "people": "person",
 }
-_MONTH_NAMES = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::\d{2})?)?$")
 _MAX_TEXT = 20_000
 
@@ -160,7 +147,7 @@ def _date_grounded(match: re.Match, question: Question) -> bool:
     except ValueError:
         return False
     words = question.words
-    month_ok = _MONTH_NAMES[month - 1] in words or _MONTH_NAMES[month - 1][:3] in words or str(month) in words
+    month_ok = MONTHS[month - 1] in words or MONTHS[month - 1][:3] in words or str(month) in words
     month_ok = month_ok or f"{month:02d}" in words
     day_ok = any(w in words for w in (str(day), f"{day:02d}")) or any(
         w.startswith(str(day)) and w[len(str(day)) :] in ("st", "nd", "rd", "th") for w in words

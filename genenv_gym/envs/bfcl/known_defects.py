@@ -2,7 +2,8 @@
 the official decoder), established with bfcl-eval 2026.3.23 (``benchmarks/bfcl_crosscheck.py``).
 
 ``genenv eval`` counts them under its table, so a user seeing the oracle below 100% knows why;
-``tests/test_bfcl_real_records.py`` asserts every entry still fails exactly this way, so the list cannot rot.
+``tests/envs/bfcl/test_bfcl_real_records.py`` asserts every entry still fails exactly this way, so the list
+cannot rot.
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams
-from genenv_gym.data_source import PipWheel, Source
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, RECORD_COUNTS, env_suffix
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Extra, Manifest
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams
+from genenv_gym.registry.data_source import PipWheel, Source
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest
 
 BFCL_EVAL_VERSION = "2026.3.23"
 _ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
@@ -15,7 +15,7 @@ _ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
 #: Its actions are written as Python calls or as a JSON list (``action_format``).
 ACTION_FORMAT = Choice(("python", "json"))
 
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params).
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
 CLIENT = ClientParams(
     kwargs={"categories": Choices(AST_CATEGORIES), "action_format": ACTION_FORMAT},
     options=BENCHMARK_OPTIONS,

@@ -21,8 +21,8 @@ from typing import Any
 
 from genenv_gym.envs.bfcl.grounding import ungrounded_arguments
 from genenv_gym.llm_simulator.unicode_skeleton import skeleton
-from genenv_gym.polarity import asserted_text, competing_values
-from genenv_gym.stop_words import FUNCTION_WORDS
+from genenv_gym.text.polarity import asserted_text, competing_values
+from genenv_gym.text.stop_words import FUNCTION_WORDS
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -125,22 +125,6 @@ def content_stems(text: str) -> set[str]:
     """The content words of ``text`` as stems (identifiers split at dots, underscores and camel case)."""
     text = _CAMEL.sub(" ", skeleton(text[:20_000]))
     return {w[:_STEM] for w in _SPLIT.split(text.lower()) if len(w) >= 3 and w not in _STOP}
-
-
-def _function_stems(function: Mapping[str, Any]) -> set[str]:
-    """Stems of the function's name, description, parameter names and parameter descriptions."""
-    parts = [str(function.get("name", "")), str(function.get("description", ""))]
-    properties = (
-        (function.get("parameters") or {}).get("properties")
-        if isinstance(function.get("parameters"), Mapping)
-        else None
-    )
-    if isinstance(properties, Mapping):
-        for param, spec in properties.items():
-            parts.append(str(param))
-            if isinstance(spec, Mapping):
-                parts.append(str(spec.get("description", "")))
-    return content_stems(" ".join(parts))
 
 
 def use_problems(question: str, functions: Sequence[Mapping[str, Any]], called: Sequence[str]) -> list[str]:

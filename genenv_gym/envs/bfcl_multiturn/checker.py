@@ -163,10 +163,6 @@ class TurnChecker:
         """Number of turns of the entry."""
         return len(self.truth.turns)
 
-    def expected_empty(self, turn: int) -> bool:
-        """Whether the turn's ground truth is empty (the model should say what is missing)."""
-        return not self.truth.turns[turn]
-
     def check_turn(
         self, turn: int, model_instances: Mapping[str, Any], step_results: Sequence[Sequence[str]]
     ) -> TurnOutcome:

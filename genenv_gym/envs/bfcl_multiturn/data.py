@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from genenv_gym.data_dir import benchmark_file, data_root, file_version
+from genenv_gym.datasets.data_dir import benchmark_file, data_root, file_version
 from genenv_gym.envs.bfcl.data import read_jsonl
 
 #: The four multi-turn categories, in the official order.

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from genenv_gym.datasets.task_cache import cached_tasks
 from genenv_gym.domain import Domain, Verdict, check_level, oracle_transcript, replay_transcript
 from genenv_gym.envs.bfcl_multiturn import data, long_context
 from genenv_gym.envs.bfcl_multiturn.calls import (
@@ -25,7 +26,6 @@ from genenv_gym.envs.bfcl_multiturn.generation.entry import generate_entry
 from genenv_gym.envs.bfcl_multiturn.generation.levels import NUM_LEVELS
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
 from genenv_gym.task import FrozenDict, Task, thaw
-from genenv_gym.task_cache import cached_tasks
 
 
 def entry_task(

@@ -128,7 +128,8 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
 
     ``reset(options={"task_id": "multi_turn_long_context_0#turn2"})`` plays one turn. The tasks are built
     by playing every entry's ground truth once (a second or more for 200 entries) when the env is first made
-    on this data and code; later makes read them from the on-disk task cache (``genenv_gym.task_cache``).
+    on this data and code; later makes read them from the on-disk task cache
+    (``genenv_gym.datasets.task_cache``).
 
     ## Version history
     - v0: initial version (the 734 turns of the 200 long-context entries, each reached by replaying the

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Flag, Integer
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Flag, Integer
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
 
 #: Its actions are written as BFCL single-turn's are: ``[f(a=1)]`` or a JSON list.
 _CALLS = "genenv_gym.envs.bfcl.call_format:BFCL_CALLS"
 
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params). ``official_filler`` (a file the
-#: env reads, whose values every env of the process then uses) is the operator's.
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params). ``official_filler`` (a file
+#: the env reads, whose values every env of the process then uses) is the operator's.
 DOMAIN = {
     "max_steps_per_turn": Integer(1, 50),
     "strict_irrelevance": Flag(),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, ClientParams
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Manifest
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, ClientParams
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Manifest
 
 MANIFEST = Manifest(
     package="ladder",

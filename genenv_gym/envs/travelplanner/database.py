@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from genenv_gym.data_dir import MissingDataError, benchmark_file
+from genenv_gym.datasets.data_dir import MissingDataError, benchmark_file
 
 BENCHMARK = "travelplanner"
 FLIGHT_FIELDS = (

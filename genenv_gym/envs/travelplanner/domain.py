@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.data_dir import MissingDataError, data_root, entry_name
+from genenv_gym.datasets.data_dir import MissingDataError, data_root, entry_name
 from genenv_gym.domain import Domain, SingleTurnEpisode, StepResult, Verdict
 from genenv_gym.envs.travelplanner.action import parse_plan, render_plan_text
 from genenv_gym.envs.travelplanner.database import BENCHMARK, Database, rebuild_flights

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from genenv_gym.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
-from genenv_gym.data_source import GitHubFiles, Source, Urls
-from genenv_gym.env_entry import EnvEntry
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.manifest import DomainSpec, Manifest, PaperColumn
+from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
+from genenv_gym.registry.data_source import GitHubFiles, Source, Urls
+from genenv_gym.registry.env_entry import EnvEntry
+from genenv_gym.registry.manifest import DomainSpec, Manifest, PaperColumn
 
-#: What a client of ``genenv serve`` may set (genenv_gym.client_params): a split by its name, never a path.
+#: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params): a split by its name, never
+#: a path.
 SPLITS = ("train", "validation", "test")
 _GRADING = {"reward_mode": Choice(("dense", "final_pass")), "scoring": Choice(("official", "corrected"))}
 _BENCHMARK = {"levels": Choices(("easy", "medium", "hard")), "split": Choice(SPLITS), **_GRADING}

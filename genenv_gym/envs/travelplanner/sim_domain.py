@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from genenv_gym.data_dir import data_root
+from genenv_gym.datasets.data_dir import data_root
 from genenv_gym.envs.travelplanner.database import BENCHMARK
 from genenv_gym.envs.travelplanner.domain import QUERY_COLUMNS, TravelPlannerDomain
 from genenv_gym.envs.travelplanner.evaluate import evaluate_plan

@@ -16,30 +16,11 @@ import datetime
 import re
 from collections.abc import Iterable, Mapping
 
-from genenv_gym.number_words import NUMBER_WORDS, numerals, word_numbers
-from genenv_gym.polarity import asserted_text
+from genenv_gym.text.months import MONTH_NUMBERS, MONTHS
+from genenv_gym.text.number_words import NUMBER_WORDS, numerals, word_numbers
+from genenv_gym.text.polarity import asserted_text
 
-_MONTHS = {
-    m.lower(): i
-    for i, m in enumerate(
-        (
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ),
-        start=1,
-    )
-}
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december)"
+_MONTH = "(" + "|".join(MONTHS) + ")"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)"
 _NUM = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
@@ -228,16 +209,16 @@ def stated_dates(text: str, year: int) -> list[datetime.date | None]:
     for index, pattern in enumerate(_DATE_PATTERNS):
         for match in pattern.finditer(text):
             if index == 0:
-                month, day, y = _MONTHS[match.group(1)], int(match.group(2)), year
+                month, day, y = MONTH_NUMBERS[match.group(1)], int(match.group(2)), year
             elif index == 1:
-                month, day, y = _MONTHS[match.group(2)], int(match.group(1)), year
+                month, day, y = MONTH_NUMBERS[match.group(2)], int(match.group(1)), year
             else:
                 y, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
             found.append((match.start(), _date(y, month, day)))
             spans.append(match.span())
     for match in _RANGE_START.finditer(text):
         if not any(a <= match.start(1) < b for a, b in spans):
-            found.append((match.start(1), _date(year, _MONTHS[match.group(3)], int(match.group(1)))))
+            found.append((match.start(1), _date(year, MONTH_NUMBERS[match.group(3)], int(match.group(1)))))
             spans.append(match.span(1))
     found.sort(key=lambda item: item[0])
     for match in _RANGE_END.finditer(text):

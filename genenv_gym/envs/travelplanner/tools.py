@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from genenv_gym.data_dir import MissingDataError, benchmark_file
+from genenv_gym.datasets.data_dir import MissingDataError, benchmark_file
 from genenv_gym.envs.travelplanner.database import BENCHMARK, Database, PerDatabase
 from genenv_gym.envs.travelplanner.plan_parsing import before_parenthesis
 from genenv_gym.envs.travelplanner.sandbox import is_missing, sandbox_for
