@@ -9,10 +9,10 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from genenv_gym.registry.client_params import ClientParams, ParamError
-from genenv_gym.registry.env_kwargs import check_env_kwargs, env_parameters
-from genenv_gym.serve.errors import EnvFailed, ForbiddenKwargs, ServeError, UnknownEnv
-from genenv_gym.serve.limits import merge_kwargs
+from genenv_gym.registry.client_params import ClientParams
+from genenv_gym.registry.env_kwargs import env_parameters
+from genenv_gym.serve.client_kwargs import merge_kwargs
+from genenv_gym.serve.errors import EnvFailed, ServeError, UnknownEnv
 from genenv_gym.spaces import UnicodeText
 from genenv_gym.suggest import did_you_mean
 
@@ -74,19 +74,10 @@ class Catalog:
         """What a client may set on ``env_id`` (nothing but the seed when undeclared)."""
         return self._client.get(env_id, ClientParams())
 
-    def check_client_kwargs(self, env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        """The client's kwargs for ``env_id``, checked: ForbiddenKwargs (403) for an undeclared key, a 422
-        for a bad value."""
-        return _checked(lambda: self.client_params(env_id).check_kwargs(kwargs))
-
-    def check_client_options(self, env_id: str, options: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        """The client's reset options for ``env_id``, checked as its kwargs are."""
-        return _checked(lambda: self.client_params(env_id).check_options(options))
-
     def make(self, env_id: str, client_kwargs: Mapping[str, Any]) -> gym.Env:
-        """The env of one session: the server's kwargs with the client's (checked already) over them."""
+        """The env of one session: the server's kwargs with the client's (checked already:
+        serve/client_kwargs.py) over them."""
         try:
-            check_env_kwargs(env_id, client_kwargs)
             return gym.make(env_id, **merge_kwargs(self.server_kwargs(env_id), client_kwargs))
         except ServeError:
             raise
@@ -115,15 +106,6 @@ def describe(env: gym.Env) -> dict[str, Any]:
         "action_space": space_to_json(env.action_space),
         "metadata": {"render_modes": list(env.metadata.get("render_modes", []))},
     }
-
-
-def _checked(check: Callable[[], Any]) -> Any:
-    try:
-        return check()
-    except ParamError as error:
-        if error.forbidden:
-            raise ForbiddenKwargs(str(error)) from None
-        raise ServeError(str(error), 422) from None
 
 
 def space_to_json(space: spaces.Space) -> dict[str, Any]:

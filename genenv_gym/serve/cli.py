@@ -238,7 +238,7 @@ def operator_kwargs(everywhere: str | None, per_id: list[str]) -> Callable[[str]
 
     def kwargs(env_id: str) -> dict[str, Any]:
         from genenv_gym.registry.env_kwargs import env_parameters
-        from genenv_gym.serve.limits import merge_kwargs
+        from genenv_gym.serve.client_kwargs import merge_kwargs
 
         accepted = env_parameters(env_id)
         shared = {k: v for k, v in common.items() if k in accepted or "kwargs" in accepted}

@@ -7,7 +7,7 @@ the client likes (its keep-alive timer stops at the first byte). ``GuardedH11Pro
 connection that sends nothing for ``idle_timeout`` (from its opening or from the end of its last
 response), gives a request's headers ``header_timeout`` from their first byte, and closes at once any
 connection beyond ``per_client`` open from one address. Bodies have their own deadline
-(``app.BodyLimit``), WebSocket sessions their idle timeout.
+(``body_limit.BodyLimit``), WebSocket sessions their idle timeout.
 """
 
 from __future__ import annotations

@@ -145,6 +145,18 @@ def parse_reset(data: Any) -> ResetRequest:
     )
 
 
+def parse_session(data: Any) -> dict[str, Any]:
+    """A session's opening body (``{"env_kwargs": {...}}``, or empty: ``{}``): its env kwargs, checked as
+    JSON; raises ServeError (422) naming what is wrong."""
+    if not isinstance(data, dict) or set(data) - {"env_kwargs"}:
+        raise ServeError('session body must be {"env_kwargs": {...}} or empty', 422)
+    env_kwargs = data.get("env_kwargs") or {}
+    if not isinstance(env_kwargs, dict):
+        raise ServeError("env_kwargs must be an object", 422)
+    check_json(env_kwargs, "env_kwargs")
+    return env_kwargs
+
+
 def parse_action(data: Any, max_chars: int) -> str:
     """The action text of a step (``{"text": ...}``), checked; raises ServeError (422) or TooLarge (413)."""
     data = _object(data, "action")

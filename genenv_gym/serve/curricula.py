@@ -48,11 +48,10 @@ from typing import Any
 from genenv_gym.atomic_write import write_atomically
 from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
 from genenv_gym.registry.registration import is_simulator_id
+from genenv_gym.serve.client_kwargs import JOIN_KEY
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.task import Task
 
-#: The client kwarg that names the curriculum a session joins (taken out before the env's own kwargs).
-JOIN_KEY = "shared_curriculum"
 #: Proposals one call may ask for.
 MAX_PROPOSE = 64
 #: Unfinished proposals remembered per session (a session that keeps asking forgets its oldest).
@@ -96,7 +95,7 @@ class _Hosted:
     def __init__(self, spec: CurriculumSpec, service: CurriculumService, directory: str | None) -> None:
         self.spec = spec
         self.service = service
-        self.group_size = service.curriculum.attempts
+        self.group_size = service.curriculum_config.attempts
         self.directory = directory
         self.lock = threading.Lock()
         #: session id -> proposal id -> [task, records left]

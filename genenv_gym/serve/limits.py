@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hmac
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from genenv_gym.serve.errors import Unauthorized
 
@@ -84,14 +82,3 @@ def token_from_env(name: str | None) -> str | None:
     if not token:
         raise ValueError(f"--token-env {name}: the environment variable {name} is unset or empty")
     return token
-
-
-def merge_kwargs(server: Mapping[str, Any], client: Mapping[str, Any]) -> dict[str, Any]:
-    """The client's env kwargs over the server's; nested mappings (``domain_kwargs``) merge one level."""
-    merged = dict(server)
-    for key, value in client.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = {**merged[key], **value}
-        else:
-            merged[key] = value
-    return merged

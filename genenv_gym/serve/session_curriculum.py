@@ -15,7 +15,7 @@ import socket
 from collections.abc import Mapping
 from typing import Any
 
-from genenv_gym.curriculum_service.service import Proposal
+from genenv_gym.curriculum_service.protocol import Curriculum, Proposal
 from genenv_gym.serve import frames
 from genenv_gym.task import Task
 
@@ -24,8 +24,10 @@ class CurriculumRefused(ValueError):
     """The server refused a curriculum call (its message says why)."""
 
 
-class SessionCurriculum:
-    """``CurriculumService``'s ``propose`` / ``record`` / ``state``, answered by the server's curriculum."""
+class SessionCurriculum(Curriculum):
+    """The server's curriculum as a ``Curriculum``: ``propose`` / ``record`` / ``discard`` / ``state``, each
+    answered by the server. Not a ``TrainerCurriculum``: the server answers a session nothing else, since the
+    curriculum is shared with other clients' sessions (curriculum_service/protocol.py says why)."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
@@ -70,6 +72,7 @@ class SessionCurriculum:
         return bool(self._call({"method": "discard", "proposal_id": proposal_id})["discarded"])
 
     def state(self) -> dict[str, Any]:
+        """The hosted curriculum's ``state()``."""
         return dict(self._call({"method": "state"})["state"])
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from genenv_gym.cli.main import main
 from genenv_gym.serve.catalog import registered_env_ids, space_from_json, space_to_json
+from genenv_gym.serve.client_kwargs import merge_kwargs
 from genenv_gym.serve.errors import InvalidText, ServeError, redact_paths
-from genenv_gym.serve.limits import merge_kwargs
 from genenv_gym.serve.wire import (
     NOT_JSON_KEY,
     NotJSON,
