@@ -2,11 +2,12 @@
 one ``CurriculumService``, wherever Ray placed it.
 
 ``shared_curriculum(name, env_id, ...)`` gets the actor of that name, or creates it (Ray's get-if-exists, so
-workers racing to create it get one actor). The ``RayCurriculum`` it returns has the service's interface;
-each call is one actor call, and the actor runs one call at a time, so its log is the order in which the
-workers' records arrived. With ``checkpoint_path`` the actor writes each ``checkpoint`` there (a pickle, as
-verl's own ``data.pt``: point it only at a file the run itself writes) and a new actor of that name starts
-from the file (a dead actor's successor loses only what came after it).
+workers racing to create it get one actor). The ``RayCurriculum`` it returns is a
+``protocol.TrainerCurriculum``, as the service is; each call is one actor call, and the actor runs one call
+at a time, so its log is the order in which the workers' records arrived. With ``checkpoint_path`` the
+actor writes each ``checkpoint`` there (a pickle, as verl's own ``data.pt``: point it only at a file the run
+itself writes) and a new actor of that name starts from the file (a dead actor's successor loses only what
+came after it).
 
 Imports ray (the 'verl' extra installs it).
 """
@@ -19,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genenv_gym.atomic_write import write_atomically
-from genenv_gym.curriculum_service.service import CurriculumService, Proposal
+from genenv_gym.curriculum_service.protocol import Proposal, TrainerCurriculum
+from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.registry.extras import require_extra
 from genenv_gym.task import Task
 
@@ -73,8 +75,9 @@ class CurriculumHost:
         return {"env_id": self.env_id, "group_size": self.service.group_size, "pid": os.getpid()}
 
 
-class RayCurriculum:
-    """A client of the named actor, with ``CurriculumService``'s interface (blocking calls)."""
+class RayCurriculum(TrainerCurriculum):
+    """A client of the named actor: ``CurriculumService``'s interface (``TrainerCurriculum``), each method one
+    blocking actor call (the protocol's docstrings say what each means)."""
 
     def __init__(self, handle: Any, name: str) -> None:
         self.handle = handle

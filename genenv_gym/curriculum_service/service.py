@@ -2,7 +2,8 @@
 records into, whatever process the rollout runs in.
 
 ``CurriculumService`` is the in-process placement and the object every other placement hosts (a named Ray
-actor: ``ray_actor``). Its interface:
+actor: ``ray_actor``; ``genenv serve``: serve/curricula.py). It implements ``protocol.TrainerCurriculum``
+(protocol.py declares the interface and which placement offers which part of it):
 
 - ``propose(n)``: ``n`` tasks the simulator proposes now, at the tracker's current estimate, each with a
   proposal id (the key its group is counted by) and the seed it was drawn with. Seeds follow one counter
@@ -27,9 +28,10 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections import OrderedDict, deque
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,7 @@ import numpy as np
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.curriculum_service.diagnostics import StepDiagnostics
 from genenv_gym.curriculum_service.groups import GroupTable
+from genenv_gym.curriculum_service.protocol import Proposal, TrainerCurriculum
 from genenv_gym.simulator import Outcome, Simulator
 from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task
@@ -53,22 +56,14 @@ class ServiceBusy(RuntimeError):
     """Another call holds the service (``record(..., wait=False)``): nothing was recorded."""
 
 
-@dataclass(frozen=True)
-class Proposal:
-    """One proposed task: ``proposal_id`` keys its group; ``seed`` is the seed it was drawn with."""
-
-    proposal_id: str
-    task: Task
-    seed: int
-
-
-class CurriculumService:
+class CurriculumService(TrainerCurriculum):
     """A simulator and a skill tracker served to many recorders (see the module docstring).
 
     Args:
         simulator: the environment policy (any ``Simulator``; it runs unchanged).
         tracker: the agent's skill tracker (its levels are the domain's).
-        curriculum: alpha and k_min of the in-band diagnostic.
+        curriculum_config: alpha and k_min of the in-band diagnostic (None: the simulator's, else the
+            defaults).
         group_size: the group size a record declares when it names none (GRPO's n).
         seed: the first proposal seed.
         max_open_groups: open groups kept at most.
@@ -81,7 +76,7 @@ class CurriculumService:
         self,
         simulator: Simulator,
         tracker: SkillTracker,
-        curriculum: CurriculumConfig | None = None,
+        curriculum_config: CurriculumConfig | None = None,
         group_size: int = 1,
         seed: int = 0,
         max_open_groups: int = DEFAULT_MAX_OPEN_GROUPS,
@@ -92,7 +87,9 @@ class CurriculumService:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
         self.simulator = simulator
         self.tracker = tracker
-        self.curriculum = curriculum or getattr(simulator, "curriculum", None) or CurriculumConfig()
+        self.curriculum_config: CurriculumConfig = (
+            curriculum_config or getattr(simulator, "curriculum", None) or CurriculumConfig()
+        )
         self.group_size = group_size
         self.seed = seed
         self._owner = owner
@@ -126,7 +123,17 @@ class CurriculumService:
             raise ValueError(
                 f"{env_id} serves fixed tasks: only a simulator id (GenEnv-Sim-*) has a curriculum"
             )
-        return cls(base.simulator, base.tracker, base.curriculum, owner=env, **kwargs)
+        return cls(base.simulator, base.tracker, base.curriculum_config, owner=env, **kwargs)
+
+    @property
+    def curriculum(self) -> CurriculumConfig:
+        """Deprecated: the config, ``curriculum_config`` (``curriculum`` names the service itself)."""
+        warnings.warn(
+            "CurriculumService.curriculum is the CurriculumConfig: read curriculum_config",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.curriculum_config
 
     # -- proposing -------------------------------------------------------------------------------------------
     def propose(self, n: int = 1, seed: int | None = None) -> list[Proposal]:
@@ -265,7 +272,7 @@ class CurriculumService:
         stats = dict(self.simulator.update([Outcome(task, sum(outcomes), len(outcomes), context)]))
         self.updates.append(stats)
         self._completed += 1
-        self._step.add_group(outcomes, self.curriculum, updated=stats.get("kept", 1.0) > 0)
+        self._step.add_group(outcomes, self.curriculum_config, updated=stats.get("kept", 1.0) > 0)
         return stats
 
     # -- reporting ----------------------------------------------------------------------------------------

@@ -6,9 +6,9 @@ content (``task``, the Task JSON) and the ``seed`` it was proposed with. For a s
 the agent's current skill), and every finished episode is reported back (``record``): the skill tracker
 sees each attempt, and once a proposal has been played ``group_size`` times (a GRPO group) the simulator is
 updated with the group's outcome, as ``SimulatorEnv`` does after its ``attempts``. Both go through the id's
-``curriculum`` (``genenv_gym.curriculum_service``): by default a ``CurriculumService`` of this env's own
-simulator and tracker, in this process; given a shared one (a named Ray actor), every process's rows are
-proposed by, and every process's episodes recorded into, that one curriculum.
+``curriculum`` (a ``genenv_gym.curriculum_service.TrainerCurriculum``): by default a ``CurriculumService``
+of this env's own simulator and tracker, in this process; given a shared one (a named Ray actor), every
+process's rows are proposed by, and every process's episodes recorded into, that one curriculum.
 
 Every episode owns its state (``Domain.start_episode``; ALFWorld gives each open episode an engine of its
 own), so a trainer may hold any number open and step them in any order. A trainer that runs env work off
@@ -26,6 +26,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.curriculum_service.protocol import TrainerCurriculum
 from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.domain import Episode, SingleTurnEpisode
 from genenv_gym.export.exporter import is_simulator, rows_for
@@ -51,9 +52,10 @@ class LiveTasks:
         env_id: any registered genenv id.
         group_size: rollouts per task in one group (GRPO's ``num_generations``, verl's ``rollout.n``).
         env_kwargs: ``gymnasium.make`` arguments.
-        curriculum: the curriculum a simulator id proposes from and records into (anything with
-            ``CurriculumService``'s interface, e.g. ``ray_actor.shared_curriculum``); None: a service of
-            this env's own simulator and tracker.
+        curriculum: the curriculum a simulator id proposes from and records into (a ``TrainerCurriculum``:
+            the trainer reads its stream, end-of-step diagnostics and checkpoints from it, e.g.
+            ``ray_actor.shared_curriculum``); None: a ``CurriculumService`` of this env's own simulator and
+            tracker.
     """
 
     def __init__(
@@ -61,7 +63,7 @@ class LiveTasks:
         env_id: str,
         group_size: int = 1,
         env_kwargs: Mapping[str, Any] | None = None,
-        curriculum: Any = None,
+        curriculum: TrainerCurriculum | None = None,
     ) -> None:
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
@@ -75,9 +77,10 @@ class LiveTasks:
         self._by_id: dict[str, Task] = {task.id: task for task in tasks}
         if curriculum is None and self.simulated:
             curriculum = CurriculumService(
-                self.base.simulator, self.base.tracker, self.base.curriculum, group_size
+                self.base.simulator, self.base.tracker, self.base.curriculum_config, group_size
             )
-        self.curriculum = curriculum
+        #: the simulator id's curriculum (None for a benchmark id)
+        self.curriculum: TrainerCurriculum | None = curriculum
         #: the stream position a trainer's stream starts at (a resumed run's next unplayed row)
         self.stream_start = 0
         #: the simulator's update statistics, one per completed group (simulator ids)

@@ -49,6 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from genenv_gym.curriculum_service.protocol import TrainerCurriculum
 from genenv_gym.integrations.live_rollout import LiveRollout, RolloutRecord, TokenBudget
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.integrations.template_backend import TemplateBackend
@@ -243,7 +244,7 @@ def trl_environment(
     seed: int = 0,
     max_turns: int | None = None,
     max_reply_tokens: int | None = None,
-    curriculum: Any = None,
+    curriculum: TrainerCurriculum | None = None,
 ) -> TRLSetup:
     """The dataset, rollout function and reward function that train on ``env_id`` with GRPOTrainer.
 

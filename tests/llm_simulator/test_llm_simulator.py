@@ -318,7 +318,7 @@ def test_sim_env_serves_llm_tasks_and_reports_outcomes():
     agent = OracleAgent(env)
     observation, info = env.reset(seed=0)
     assert info["provenance"] == "llm:scripted"
-    for _ in range(env.unwrapped.curriculum.attempts):
+    for _ in range(env.unwrapped.curriculum_config.attempts):
         _, reward, _, _, step_info = env.step(agent.act(observation, info))
         observation, info = env.reset()
     assert reward == 1.0 and step_info["sim_update"]["matched"] == 1.0
