@@ -12,6 +12,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.suggest import unknown_choice
+
 
 class Agent(Protocol):
     """Maps an observation (and the env's info) to an action."""
@@ -69,4 +71,4 @@ def make_agent(name: str, env: gym.Env, seed: int | None = None) -> Agent:
         return OracleAgent(env)
     if name == "random":
         return RandomAgent(env, seed)
-    raise ValueError(f"unknown agent {name!r}; choose 'oracle' or 'random'")
+    raise ValueError(unknown_choice("agent", name, ("oracle", "random")))

@@ -20,6 +20,8 @@ from typing import Any
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
+from genenv_gym.suggest import check_choice, unknown_choice
+
 #: Special tokens of the tiny tokenizer (Qwen2's names, so chat-template code paths are exercised as in Qwen).
 PAD_TOKEN = "<|endoftext|>"
 IM_START = "<|im_start|>"
@@ -175,8 +177,7 @@ def model_config(
     ``vocab_size`` defaults to the size's own (151936 for the Qwen2.5 shapes) or else to the tokenizer's;
     ``overrides`` replace fields of the shape (``hidden_size=32``...).
     """
-    if size not in SIZES:
-        raise ValueError(f"unknown size {size!r}; choose from {sorted(SIZES)}")
+    check_choice("size", size, sorted(SIZES))
     shape = {**SIZES[size], **overrides}
     shape["vocab_size"] = (
         vocab_size or shape.get("vocab_size") or (len(tokenizer) if tokenizer is not None else 512)
@@ -194,7 +195,7 @@ def model_config(
     if arch == "llama":
         shape.pop("rope_theta", None)
         return LlamaConfig(**shape, **common)
-    raise ValueError(f"unknown arch {arch!r}; choose 'qwen2' or 'llama'")
+    raise ValueError(unknown_choice("arch", arch, ("qwen2", "llama")))
 
 
 def build_model(

@@ -207,9 +207,9 @@ def test_some_failed_requests_are_reported_without_failing_the_command(fixtures,
 
 
 def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(tmp_path, capsys, monkeypatch):
-    import genenv_gym.evaluation as evaluation
+    import genenv_gym.evaluation.play as play
 
-    original, calls = evaluation._play, {"n": 0}
+    original, calls = play._play, {"n": 0}
 
     def play_then_ctrl_c(env, agent, reset_args, actions):
         calls["n"] += 1
@@ -217,17 +217,17 @@ def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(tmp_path, capsys, m
             raise KeyboardInterrupt
         return original(env, agent, reset_args, actions)
 
-    monkeypatch.setattr(evaluation, "_play", play_then_ctrl_c)
+    monkeypatch.setattr(play, "_play", play_then_ctrl_c)
     args = ["eval", "--env", "GenEnv-Sim-BFCL-v0", "--agent", "random", "--episodes", "8", "--no-progress"]
     assert main([*args, "--out", str(tmp_path)]) == 130
     err = capsys.readouterr().err
     assert "interrupted during GenEnv-Sim-BFCL-v0 (0 of 1 envs finished; 3 of its episodes saved in" in err
     assert "--resume" in err and "Traceback" not in err
-    monkeypatch.setattr(evaluation, "_play", original)
+    monkeypatch.setattr(play, "_play", original)
     assert main([*args, "--out", str(tmp_path), "--resume"]) == 0
     assert "3 episodes from the earlier run" in capsys.readouterr().out
     calls["n"] = 0
-    monkeypatch.setattr(evaluation, "_play", play_then_ctrl_c)
+    monkeypatch.setattr(play, "_play", play_then_ctrl_c)
     assert main(args) == 130
     assert "nothing was saved: run with --out DIR" in capsys.readouterr().err
 

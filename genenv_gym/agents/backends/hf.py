@@ -59,6 +59,7 @@ from genenv_gym.agents.backends.shared_prefix import (
     prefill_shared_prefixes,
 )
 from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
+from genenv_gym.suggest import check_choice
 
 logger = logging.getLogger(__name__)
 
@@ -147,8 +148,7 @@ class HFBackend(Backend):
         share_prefixes: bool = True,
         fast_config: Mapping[str, Any] | None = None,
     ) -> None:
-        if engine not in HF_ENGINES:
-            raise ValueError(f"engine must be one of {HF_ENGINES}, got {engine!r}")
+        check_choice("engine", engine, HF_ENGINES)
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
         if isinstance(model, (str, Path)):

@@ -21,6 +21,7 @@ from typing import Any
 from genenv_gym.datasets.data_dir import ENV_VAR, MissingDataError, data_root
 from genenv_gym.envs.alfworld.scene import parse_scene
 from genenv_gym.envs.alfworld.task_types import resolve_task_types, task_type_of_folder
+from genenv_gym.suggest import check_choice
 
 ALFWORLD_ENV_VAR = "ALFWORLD_DATA"
 TREE = "json_2.1.1"
@@ -105,8 +106,7 @@ def discover_games(
     and so are games not marked ``solvable``. Unlike it, ``traj_data.json`` is optional: without it the task
     type comes from the trial's folder name.
     """
-    if split not in SPLITS:
-        raise ValueError(f"unknown ALFWorld split {split!r}; use one of {SPLITS}")
+    check_choice("ALFWorld split", split, SPLITS)
     folder = alfworld_root(data_dir) / TREE / split
     if not folder.is_dir():
         raise MissingDataError(

@@ -35,6 +35,7 @@ from genenv_gym.envs.alfworld.prompt import SYSTEM_PROMPT, goal_line, task_messa
 from genenv_gym.envs.alfworld.scene import replace_goal
 from genenv_gym.envs.alfworld.sharing import note_domain
 from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, resolve_task_types
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task
 
 #: ALFWorld's step budget (``max_nb_steps_per_episode`` in its configs).
@@ -142,8 +143,7 @@ class ALFWorldDomain(Domain):
         from anywhere (a client of ``genenv serve``) reads only games of the data dir.
         """
         split = task.evaluation.get("split", self.split)
-        if split not in SPLITS:
-            raise ValueError(f"unknown ALFWorld split {str(split)[:80]!r}; use one of {SPLITS}")
+        check_choice("ALFWorld split", split, SPLITS)
         game = task.evaluation.get("game")
         parts = game.split("/") if isinstance(game, str) else []
         if len(parts) != 2:

@@ -18,9 +18,8 @@ the games it visits. Building an engine also fixes glibc's mmap threshold at its
 translation then lands in the heap, which fragments and cannot shrink): one copy of a vector env holds
 4-6 MB less after 64 games.
 ``tests/envs/alfworld/test_alfworld_engine.py`` checks that the transcripts are identical to the raw stack's
-and that
-textworld is still the 1.7.0 these fast paths mirror. textworld and alfworld are imported only when an
-engine is built; nothing of theirs is patched.
+and that textworld is still the 1.7.0 these fast paths mirror. textworld and alfworld are imported only
+when an engine is built; nothing of theirs is patched.
 
 The expert: alfworld 0.4.2's ``AlfredTWEnv`` ignores ``expert_type`` and its ``AlfredExpert`` always builds
 the hand-coded expert, which needs ``traj_data.json``. This engine uses neither: the expert is the game's

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from genenv_gym.suggest import unknown_choice
+
 
 @dataclass(frozen=True)
 class TaskType:
@@ -47,7 +49,9 @@ def task_type(key: str | int) -> TaskType:
     """The task type named by its official name, short name, ReAct key, env suffix or official id."""
     found = _BY_ANY.get(str(key).strip().lower())
     if found is None:
-        raise ValueError(f"unknown ALFWorld task type {key!r}; use one of {list(TASK_TYPE_NAMES)} or 1-6")
+        raise ValueError(
+            unknown_choice("ALFWorld task type", key, TASK_TYPE_NAMES) + " or an official id 1-6"
+        )
     return found
 
 

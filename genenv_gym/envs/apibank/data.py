@@ -14,6 +14,7 @@ from typing import Any
 
 from genenv_gym.datasets.data_dir import MissingDataError, data_root
 from genenv_gym.envs.apibank.world import recording_key
+from genenv_gym.suggest import unknown_choice
 
 BENCHMARK = "apibank"
 #: Level -> the official folder of its dialogues (the folder, not the file tag, decides the setting).
@@ -97,7 +98,7 @@ def load_samples(levels: tuple[str, ...], data_dir: str | None = None) -> list[S
     root = _root(data_dir)
     unknown = [level for level in levels if level not in LEVEL_FOLDERS]
     if unknown:
-        raise ValueError(f"unknown API-Bank levels {unknown}; choose from {sorted(LEVEL_FOLDERS)}")
+        raise ValueError(unknown_choice("API-Bank levels", unknown, sorted(LEVEL_FOLDERS)))
     return [s for level in levels for s in _load_level(str(root), level)]
 
 

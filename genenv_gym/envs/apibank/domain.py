@@ -20,6 +20,7 @@ from genenv_gym.envs.apibank.prompt import API_CALL_PROMPT, RESPONSE_PROMPT, bui
 from genenv_gym.envs.apibank.rouge_score import rouge_l
 from genenv_gym.envs.apibank.signatures import SIGNATURES
 from genenv_gym.envs.apibank.world import World, output_json
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task, thaw
 
 LEVELS = tuple(data.LEVEL_FOLDERS)
@@ -156,8 +157,7 @@ class APIBankDomain(_APIBankBase):
 
     def __init__(self, scoring: str = "official") -> None:
         super().__init__()
-        if scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+        check_choice("scoring", scoring, SCORINGS)
         self.scoring = scoring
 
     def verify(self, task: Task, action: str) -> Verdict:

@@ -12,6 +12,7 @@ from genenv_gym.envs.bamboogle.extraction import cut_turn, extract_answer, parse
 from genenv_gym.envs.bamboogle.metrics import answer_metrics
 from genenv_gym.envs.bamboogle.prompt import INVALID_ACTION_MESSAGE, information_block, truncate
 from genenv_gym.envs.bamboogle.retrieval import RetrievalError, Retriever, format_passages
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task, thaw
 
 REWARDS = ("em", "f1", "cover_em")
@@ -34,10 +35,8 @@ class LoopConfig:
             raise ValueError(f"max_turns must be >= 0 and topk >= 1, got {self.max_turns}, {self.topk}")
         if self.max_response_tokens < 1 or self.max_obs_tokens < 1:
             raise ValueError("max_response_tokens and max_obs_tokens must be >= 1")
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        if self.extraction not in ("response", "reference"):
-            raise ValueError(f"extraction must be 'response' or 'reference', got {self.extraction!r}")
+        check_choice("reward", self.reward, REWARDS)
+        check_choice("extraction", self.extraction, ("response", "reference"))
 
 
 class SearchEpisode(Episode):

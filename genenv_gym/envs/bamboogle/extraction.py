@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from genenv_gym.suggest import check_choice
+
 _ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 EXTRACTION_MODES = ("response", "reference")
@@ -43,8 +45,7 @@ def extract_answer(text: str, mode: str = "response") -> str | None:
 
     ``mode="reference"`` returns None unless there are at least two pairs, as ``extract_solution`` does.
     """
-    if mode not in EXTRACTION_MODES:
-        raise ValueError(f"extraction mode must be one of {EXTRACTION_MODES}, got {mode!r}")
+    check_choice("extraction mode", mode, EXTRACTION_MODES)
     last = None
     count = 0
     for match in _ANSWER.finditer(text):

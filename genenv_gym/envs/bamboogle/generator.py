@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from genenv_gym.envs.bamboogle.world import ATTRIBUTES, RELATIONS, World
+from genenv_gym.suggest import check_choice
 
 ANSWER_TYPES = ("entity", "date", "number", "yesno")
 MAX_HOPS = 4
@@ -103,8 +104,7 @@ def sample_chain(world: World, hops: int, answer_type: str, rng: np.random.Gener
     """A random chain of ``hops`` steps ending in an answer of ``answer_type``, from a real entity."""
     if not 1 <= hops <= MAX_HOPS:
         raise ValueError(f"hops must be in 1..{MAX_HOPS}, got {hops}")
-    if answer_type not in ANSWER_TYPES:
-        raise ValueError(f"answer_type must be one of {ANSWER_TYPES}, got {answer_type!r}")
+    check_choice("answer_type", answer_type, ANSWER_TYPES)
     want = {"date": "date", "number": "number"}.get(answer_type)
     for _ in range(200):
         kind = str(rng.choice(["organisation", "person", "city", "country"]))

@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from genenv_gym.suggest import unknown_choice
+
 RETRIEVERS = ("bm25", "http", "none")
 #: bm25s's English stop-word list and token pattern, used for both the corpus and the queries.
 _STOPWORDS = "english"
@@ -304,4 +306,4 @@ def make_retriever(
         if not retriever_url:
             raise ValueError("retriever='http' needs retriever_url= (e.g. http://127.0.0.1:8000/retrieve)")
         return HTTPRetriever(retriever_url, timeout, retries)
-    raise ValueError(f"retriever must be one of {RETRIEVERS}, got {retriever!r}")
+    raise ValueError(unknown_choice("retriever", retriever, RETRIEVERS))

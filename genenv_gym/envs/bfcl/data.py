@@ -10,6 +10,7 @@ from typing import Any
 
 from genenv_gym.datasets.data_dir import benchmark_file, data_root, file_version
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, answer_file, question_file
+from genenv_gym.suggest import unknown_choice
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -36,7 +37,7 @@ def chosen_categories(categories: Sequence[str] | None = None) -> tuple[str, ...
     chosen = tuple(categories) if categories else AST_CATEGORIES
     unknown = [c for c in chosen if c not in AST_CATEGORIES]
     if unknown:
-        raise ValueError(f"unknown BFCL categories {unknown}; choose from {list(AST_CATEGORIES)}")
+        raise ValueError(unknown_choice("BFCL categories", unknown, AST_CATEGORIES))
     return chosen
 
 

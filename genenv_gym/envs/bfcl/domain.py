@@ -21,6 +21,7 @@ from genenv_gym.envs.bfcl.prompt import prompt_messages, render_messages
 from genenv_gym.envs.bfcl.render import render_answer
 from genenv_gym.envs.bfcl.summary import summary_scores
 from genenv_gym.envs.bfcl.validation import REFUSAL, validate_record
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task, thaw
 
 ACTION_FORMATS = ("python", "json")
@@ -50,8 +51,7 @@ class BFCLDomain(Domain):
     num_levels = generator.NUM_LEVELS
 
     def __init__(self, action_format: str = "python") -> None:
-        if action_format not in ACTION_FORMATS:
-            raise ValueError(f"action_format must be one of {ACTION_FORMATS}, got {action_format!r}")
+        check_choice("action_format", action_format, ACTION_FORMATS)
         self.action_format = action_format
         self._plain: dict[int, tuple[Task, list[dict[str, Any]], list[dict[str, Any]] | None]] = {}
 

@@ -41,6 +41,7 @@ from genenv_gym.envs.bfcl_multiturn.ticket_api import TicketAPI
 from genenv_gym.envs.bfcl_multiturn.trading_bot import TradingBot
 from genenv_gym.envs.bfcl_multiturn.travel_api import TravelAPI
 from genenv_gym.envs.bfcl_multiturn.vehicle_control import VehicleControlAPI
+from genenv_gym.suggest import check_choice, unknown_choice
 
 #: Backend class name (as in ``involved_classes``) -> our class.
 BACKENDS: dict[str, type] = {
@@ -93,7 +94,7 @@ def make_instances(
     instances: dict[str, Any] = {}
     for name in involved_classes:
         if name not in BACKENDS:
-            raise ValueError(f"unknown BFCL multi-turn backend class {name!r}")
+            raise ValueError(unknown_choice("BFCL multi-turn backend class", name, BACKENDS))
         if name in STATELESS:
             instances[name] = BACKENDS[name]()
         else:
@@ -371,8 +372,7 @@ ACTION_FORMATS: tuple[str, ...] = ("python", "json")
 
 def check_action_format(action_format: str) -> str:
     """``action_format`` when it is one of :data:`ACTION_FORMATS`, else ValueError."""
-    if action_format not in ACTION_FORMATS:
-        raise ValueError(f"action_format must be one of {ACTION_FORMATS}, got {action_format!r}")
+    check_choice("action_format", action_format, ACTION_FORMATS)
     return action_format
 
 

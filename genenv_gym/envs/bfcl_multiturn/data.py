@@ -21,6 +21,7 @@ from typing import Any
 
 from genenv_gym.datasets.data_dir import benchmark_file, data_root, file_version
 from genenv_gym.envs.bfcl.data import read_jsonl
+from genenv_gym.suggest import unknown_choice
 
 #: The four multi-turn categories, in the official order.
 CATEGORIES: tuple[str, ...] = (
@@ -60,7 +61,7 @@ def is_long_context(category: str) -> bool:
 
 def _func_docs(class_name: str, root: str) -> tuple[dict[str, Any], ...]:
     if class_name not in FUNC_DOC_FILES:
-        raise ValueError(f"unknown BFCL multi-turn backend class {class_name!r}")
+        raise ValueError(unknown_choice("BFCL multi-turn backend class", class_name, FUNC_DOC_FILES))
     path = benchmark_file("bfcl", f"multi_turn_func_doc/{FUNC_DOC_FILES[class_name]}", root)
     return _read_docs(path, file_version(path))
 
@@ -92,7 +93,7 @@ def chosen_categories(categories: Sequence[str] | None = None) -> tuple[str, ...
     chosen = tuple(categories) if categories else CATEGORIES
     unknown = [c for c in chosen if c not in CATEGORIES]
     if unknown:
-        raise ValueError(f"unknown BFCL multi-turn categories {unknown}; choose from {list(CATEGORIES)}")
+        raise ValueError(unknown_choice("BFCL multi-turn categories", unknown, CATEGORIES))
     return chosen
 
 

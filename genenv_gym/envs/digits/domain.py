@@ -19,6 +19,7 @@ import numpy as np
 
 from genenv_gym.domain import check_level
 from genenv_gym.envs.one_line_answer import OneLineAnswerDomain
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task
 
 NUM_LENGTHS = 8
@@ -130,8 +131,7 @@ class DigitsDomain(OneLineAnswerDomain):
 def make_digits_domain(name: str = "digits", **kwargs: int | bool) -> DigitsDomain:
     """The Digits domain of a named variant (``VARIANTS``), ``kwargs`` overriding its arguments; a
     ValueError lists the names."""
-    if name not in VARIANTS:
-        raise ValueError(f"unknown Digits variant {name!r}; variants: {sorted(VARIANTS)}")
+    check_choice("Digits variant", name, sorted(VARIANTS))
     return DigitsDomain(**{**VARIANTS[name], **kwargs})
 
 

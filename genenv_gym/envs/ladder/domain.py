@@ -1,5 +1,5 @@
 """The ladder domain: a chain of secret permutations, one step per level, so that level ``k`` is the
-stepping stone to level ``k + 1`` (the fourth curriculum-efficacy design's family, docs/training.md).
+stepping stone to level ``k + 1`` (the fourth curriculum-efficacy design's family, docs/efficacy.md).
 
 ``num_symbols`` symbols (``A``, ``B``, ...) and ``num_steps`` secret permutations ``pi_1 .. pi_n`` of them,
 drawn from ``seed`` (a training run passes its own seed as ``run.domain_seed``, so every run climbs its own

@@ -25,6 +25,7 @@ from genenv_gym.envs.travelplanner.prompt import render_prompt
 from genenv_gym.envs.travelplanner.solver import DEFAULT_TIME_LIMIT_S, SolverResult, query_dates
 from genenv_gym.envs.travelplanner.tools import reference_information
 from genenv_gym.llm_simulator.writer import task_digest
+from genenv_gym.suggest import unknown_choice
 from genenv_gym.task import Task, thaw
 
 logger = logging.getLogger(__name__)
@@ -101,9 +102,7 @@ class TravelPlannerSimDomain(TravelPlannerDomain):
         """A fixed seeded sample of ``EVAL_TASKS_PER_LEVEL`` valid tasks per level (for ``genenv eval``)."""
         unknown = sorted(set(categories or ()) - set(self.categories()))
         if unknown:
-            raise ValueError(
-                f"unknown travelplanner_sim levels {unknown}; choose from {list(self.categories())}"
-            )
+            raise ValueError(unknown_choice("travelplanner_sim levels", unknown, self.categories()))
         if data_dir is not None and data_dir != self._data_dir:
             self._data_dir, self.db, self._generator, self._routes = data_dir, None, None, None
         rng = np.random.default_rng(12345)

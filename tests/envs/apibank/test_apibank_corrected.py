@@ -89,7 +89,9 @@ def test_corrected_fixture_oracle_scores_one():
 
 
 def test_unknown_scoring_is_a_clear_error():
-    with pytest.raises(ValueError, match="scoring must be one of"):
+    with pytest.raises(
+        ValueError, match=r"unknown scoring 'lenient'; choose from \['official', 'corrected'\]"
+    ):
         gym.make("GenEnv-APIBank-v0", data_dir=str(FIXTURES_DIR), scoring="lenient")
 
 

@@ -1,0 +1,58 @@
+"""The resumable results file of an evaluation: JSON Lines, one finished episode a line, appended as each
+episode ends; reading it back, matching its episodes to a run's plan, and opening it for appending."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class ResumeError(RuntimeError):
+    """A results file that does not belong to the run being resumed."""
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """The episode records of a results file (a torn last line, from an interrupted write, is dropped)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def previous_episodes(
+    results_path: str | Path, env_id: str, agent_name: str, plan: list[dict[str, Any] | None]
+) -> dict[int, dict[str, Any]]:
+    """Recorded episodes of this env and agent by index, checked against the plan."""
+    done: dict[int, dict[str, Any]] = {}
+    for record in read_results(results_path):
+        if record.get("env_id") != env_id or record.get("agent") != agent_name:
+            continue
+        index = int(record["index"])
+        expected = plan[index] if index < len(plan) else None
+        if index >= len(plan) or (expected is not None and expected["task_id"] != record.get("task_id")):
+            raise ResumeError(
+                f"{results_path}: episode {index} of {env_id} does not match this run's tasks "
+                "(another --limit, data or env arguments?); use a new results file"
+            )
+        done[index] = record
+    return done
+
+
+def open_results(results_path: str | Path | None) -> Any:
+    """The results file opened for appending (after a newline if an interrupted write left a torn line)."""
+    if results_path is None:
+        return None
+    path = Path(results_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    out = path.open("a", encoding="utf-8")
+    if torn:
+        out.write("\n")
+    return out
