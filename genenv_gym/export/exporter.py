@@ -30,6 +30,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task, thaw
 
 FORMATS = ("verl", "trl", "jsonl")
@@ -108,8 +109,7 @@ def rows_for(
 
     ``domain_kwargs`` (verl and TRL rows) go in as a JSON string, ``domain_kwargs``, for the reward functions.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    check_choice("format", fmt, FORMATS)
     if fmt == "jsonl":
         return [task.to_dict() for task in tasks]
     rows = []
@@ -179,8 +179,7 @@ def export(
     ``split`` (the ``extra_info.split`` of verl rows) defaults to ``train`` for simulator envs and ``test``
     for benchmark envs.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    check_choice("format", fmt, FORMATS)
     tasks, domain_kwargs = collect_tasks(env_id, limit, num_tasks, seed, env_kwargs)
     if split is None:
         generated = all(not t.provenance.startswith("benchmark") for t in tasks)

@@ -19,6 +19,7 @@ from genenv_gym.remote.pool import choose_server, server_urls
 from genenv_gym.remote.transports import HTTPTransport, Transport, WebSocketTransport
 from genenv_gym.serve.catalog import space_from_json
 from genenv_gym.serve.wire import to_json_value
+from genenv_gym.suggest import check_choice
 
 TRANSPORTS = ("ws", "http")
 
@@ -50,8 +51,7 @@ class RemoteEnv(gym.Env):
         timeout_s: float = 120.0,
         **env_kwargs: Any,
     ) -> None:
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        check_choice("transport", transport, TRANSPORTS)
         if token is None and token_env is not None:
             token = os.environ.get(token_env)
         self.env_id = env_id

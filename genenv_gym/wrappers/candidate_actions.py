@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from genenv_gym.registry.manifest import domain_spec
+from genenv_gym.suggest import check_choice
 from genenv_gym.wrappers.candidates import CandidateSource, default_source
 
 #: Candidates per state when neither the caller nor the domain's manifest says how many.
@@ -55,8 +56,7 @@ class CandidateActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             invalid_action=invalid_action,
         )
         super().__init__(env)
-        if invalid_action not in INVALID_ACTIONS:
-            raise ValueError(f"invalid_action must be one of {INVALID_ACTIONS}, got {invalid_action!r}")
+        check_choice("invalid_action", invalid_action, INVALID_ACTIONS)
         domain = getattr(env.unwrapped, "domain", None)
         if num_candidates is None:
             spec = domain_spec(getattr(domain, "name", ""))

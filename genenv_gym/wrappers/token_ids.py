@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from genenv_gym.suggest import check_choice
 from genenv_gym.wrappers.text_encoding import TextEncoding
 
 SIDES = ("left", "right")
@@ -121,8 +122,7 @@ class TokenIdObservation(TextEncoding, gym.utils.RecordConstructorArgs):
             candidates=candidates,
         )
         super().__init__(env, candidates)
-        if truncation_side not in SIDES:
-            raise ValueError(f"truncation_side must be one of {SIDES}, got {truncation_side!r}")
+        check_choice("truncation_side", truncation_side, SIDES)
         if max_tokens < 1 or candidate_tokens < 1:
             raise ValueError("max_tokens and candidate_tokens must be >= 1")
         self.tokenizer = load_tokenizer(tokenizer)

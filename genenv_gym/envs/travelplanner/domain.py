@@ -38,6 +38,7 @@ from genenv_gym.envs.travelplanner.evaluate import (
 from genenv_gym.envs.travelplanner.plan_parsing import gold_plan, parse_query
 from genenv_gym.envs.travelplanner.prompt import render_prompt
 from genenv_gym.envs.travelplanner.sandbox import sandbox_for
+from genenv_gym.suggest import unknown_choice
 from genenv_gym.task import Task, thaw
 
 LEVELS = ("easy", "medium", "hard")
@@ -252,9 +253,7 @@ class TravelPlannerDomain(Domain):
     def load_tasks(self, categories: Sequence[str] | None = None, data_dir: str | None = None) -> list[Task]:
         unknown = sorted(set(categories or ()) - set(LEVELS) - set(CATEGORIES))
         if unknown:
-            raise ValueError(
-                f"unknown TravelPlanner levels {unknown}; choose from {list(LEVELS)} or {list(CATEGORIES)}"
-            )
+            raise ValueError(unknown_choice("TravelPlanner levels", unknown, [*LEVELS, *CATEGORIES]))
         path = split_file(self.split, data_dir)
         self._data_dir = data_dir
         self.db, self._routes = load_database(self.split, data_dir), None
