@@ -743,7 +743,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             [
                 *base,
                 *job.method_overrides.get(method, ()),
-                f"run.baseline={method}",
+                f"run.sampler={method}",
                 "warmstart.steps=0",
                 f"run.out_dir={runs_dir}/{method}-s{seed}",
             ],

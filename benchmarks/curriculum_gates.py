@@ -75,7 +75,7 @@ def gates_for_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     )
     print(f"seed {seed} G0 {'PASS' if g0['passed'] else 'FAIL'}: {g0} ({warm_seconds:.0f}s)", flush=True)
     # G1: the first secret level alone, from this warm start.
-    trainer.cfg.run.baseline = "oracle-frontier"
+    trainer.cfg.run.sampler = "oracle-frontier"
     trainer.cfg.sampler.frontier_level = public
     trainer.cfg.run.epochs = args.g1_epochs
     trainer.sampler = trainer._build_sampler()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from dataclasses import asdict
 from typing import Any
@@ -9,9 +10,10 @@ from typing import Any
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.domain import Domain
 from genenv_gym.envs.text_env import TextEnv, task_info
-from genenv_gym.samplers import STANDALONE, build_standalone
+from genenv_gym.samplers import SAMPLERS, build_standalone, standalone_names
 from genenv_gym.simulator import Outcome, ProceduralSimulator, Simulator
 from genenv_gym.skill import SkillEstimate, SkillTracker
+from genenv_gym.suggest import unknown_choice
 from genenv_gym.task import Task
 
 #: The procedural simulator's ``neighbour_prob`` in this env. It learns from each task's ``attempts``
@@ -59,7 +61,8 @@ class SimulatorEnv(TextEnv):
       improving agent; ``{"neighbour_prob": 0.0}`` turns that off). The trainer's samplers that need no
       trainer run here too (``genenv_gym.samplers.STANDALONE``): ``"soft-alpha-rwr"`` (the procedural
       policy without the band filter), ``"learnability"``, ``"learnability-task"``, ``"uniform"``.
-    - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda).
+    - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda);
+      the env keeps it as ``curriculum_config``.
     - ``batch_size``: tasks proposed per refill of the queue.
     - ``skill_decay``: forgetting factor of the agent's skill tracker.
 
@@ -99,10 +102,10 @@ class SimulatorEnv(TextEnv):
         self.domain = make_domain(domain, **(domain_kwargs or {})) if isinstance(domain, str) else domain
         if isinstance(curriculum, dict):
             curriculum = CurriculumConfig(**curriculum)
-        self.curriculum = curriculum or CurriculumConfig()
+        self.curriculum_config = curriculum or CurriculumConfig()
         if simulator == "procedural":
             procedural = {"neighbour_prob": NEIGHBOUR_PROB, **(simulator_kwargs or {})}
-            simulator = ProceduralSimulator(self.domain, self.curriculum, **procedural)
+            simulator = ProceduralSimulator(self.domain, self.curriculum_config, **procedural)
         elif simulator == "llm":
             # an environment LLM writes the tasks: simulator_kwargs={"backend": "<spec>", ...}
             from genenv_gym.llm_simulator import LLMSimulator
@@ -112,25 +115,23 @@ class SimulatorEnv(TextEnv):
                 raise ValueError(
                     "simulator='llm' needs simulator_kwargs={'backend': 'hf:PATH' | 'openai:MODEL@URL' | ...}"
                 )
-            simulator = LLMSimulator(self.domain, curriculum=self.curriculum, **llm_kwargs)
-        elif simulator in STANDALONE:  # the trainer's other samplers (genenv_gym/samplers.py)
+            simulator = LLMSimulator(self.domain, curriculum=self.curriculum_config, **llm_kwargs)
+        elif isinstance(simulator, str):  # a sampler of the table that needs no trainer (genenv_gym/samplers)
+            if simulator not in SAMPLERS:
+                choices = ["procedural", "llm", *standalone_names()]
+                raise ValueError(f"{unknown_choice('simulator', simulator, choices)} or a Simulator")
             settings = dict(simulator_kwargs or {})
-            if simulator == "soft-alpha-rwr":
+            if "neighbour_prob" in SAMPLERS[simulator].settings:  # on the procedural policy: follow the agent
                 settings = {"neighbour_prob": NEIGHBOUR_PROB, **settings}
-            simulator = build_standalone(simulator, self.domain, self.curriculum, **settings)
-        elif isinstance(simulator, str):
-            raise ValueError(
-                f"unknown simulator {simulator!r}; use 'procedural', 'llm', one of {list(STANDALONE)} or "
-                "pass a Simulator instance"
-            )
+            simulator = build_standalone(simulator, self.domain, self.curriculum_config, **settings)
         self.simulator: Simulator = simulator
-        self.tracker = SkillTracker(self.domain.num_levels, self.curriculum.alpha, skill_decay)
+        self.tracker = SkillTracker(self.domain.num_levels, self.curriculum_config.alpha, skill_decay)
         self.batch_size = batch_size
         self._queue: deque[tuple[Task, SkillEstimate | None, str | None]] = deque()
         self._context: SkillEstimate | None = None
         self._proposal_id: str | None = None
         self._shared: Any = None
-        self._group_size = self.curriculum.attempts
+        self._group_size = self.curriculum_config.attempts
         self._in_curriculum = False
         self._attempts = 0
         self._successes = 0
@@ -174,8 +175,8 @@ class SimulatorEnv(TextEnv):
     def join_curriculum(self, service: Any, group_size: int | None = None) -> None:
         """Propose from and record into ``service`` (anything with ``CurriculumService``'s ``propose`` and
         ``record``) from the next task on, serving each proposal ``group_size`` times (default: this env's
-        ``curriculum.attempts``)."""
-        size = self.curriculum.attempts if group_size is None else int(group_size)
+        ``curriculum_config.attempts``)."""
+        size = self.curriculum_config.attempts if group_size is None else int(group_size)
         if size < 1:
             raise ValueError(f"group_size must be >= 1, got {size}")
         self._abandon()
@@ -211,10 +212,10 @@ class SimulatorEnv(TextEnv):
         self._successes += int(success)
         p = self._successes / self._attempts
         info["p"] = p
-        info["alpha_reward"] = self.curriculum.reward(p)
+        info["alpha_reward"] = self.curriculum_config.reward(p)
         last = self._in_curriculum and self._attempts == self._group_size
         if last:
-            info["in_band"] = self.curriculum.in_band(p)
+            info["in_band"] = self.curriculum_config.in_band(p)
         if self._shared is not None and self._in_curriculum:
             update = self._shared.record(
                 self.task, success, proposal_id=self._proposal_id, group_size=self._group_size
@@ -233,6 +234,16 @@ class SimulatorEnv(TextEnv):
         if callable(close):
             close()
         super().close()
+
+    @property
+    def curriculum(self) -> CurriculumConfig:
+        """Deprecated: the config, ``curriculum_config`` (``curriculum`` names the service an env joins)."""
+        warnings.warn(
+            "SimulatorEnv.curriculum is the CurriculumConfig: read curriculum_config",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.curriculum_config
 
     def curriculum_state(self) -> dict[str, Any]:
         """The simulator's policy, its running counts and the agent's skill estimate (a joined curriculum's

@@ -12,10 +12,14 @@ from typing import Any
 
 from genenv_gym.agents.backends import HF_ENGINES
 from genenv_gym.samplers import SAMPLERS
-from genenv_gym.suggest import did_you_mean
+from genenv_gym.suggest import did_you_mean, unknown_choice
 
-#: The task samplers ``run.baseline`` may name (genenv_gym/samplers.py says what each does and its source).
+#: The task samplers ``run.sampler`` may name, as shipped (genenv_gym/samplers/registry.py says what each
+#: does and its source; a config is checked against the table itself).
 BASELINES = tuple(SAMPLERS)
+
+#: Old key names still read, each as its new name: ``{old: new}`` (giving both with different values raises).
+ALIASES = {"run.baseline": "run.sampler"}
 
 
 @dataclass
@@ -167,7 +171,7 @@ class SimulatorConfig:
 
 @dataclass
 class SamplerConfig:
-    """Settings of the task samplers that have any (``run.baseline``; genenv_gym/samplers.py).
+    """Settings of the task samplers that have any (``run.sampler``; genenv_gym/samplers/registry.py).
 
     ``task_explore``: share of fresh tasks per epoch (``learnability-task``). ``pool_tasks``,
     ``score_samples``, ``trim``: the original set's size, the samples that score each prompt and the share
@@ -205,12 +209,16 @@ class CurriculumSection:
 
 @dataclass
 class RunConfig:
-    """The run: output directory, seed, epochs, baseline, evaluation and logging."""
+    """The run: output directory, seed, epochs, task sampler, evaluation and logging.
+
+    ``sampler`` names the task sampler (the method itself or a baseline; ``genenv_gym.samplers.SAMPLERS``);
+    ``baseline`` is its old name, still read in YAML files and overrides.
+    """
 
     out_dir: str = "runs/genenv"
     seed: int = 0
     epochs: int = 10
-    baseline: str = "alpha-curriculum"
+    sampler: str = "alpha-curriculum"
     domain: str = "digits"
     #: the seed of the domain's hidden structure, passed as its ``seed`` argument (the ladder's secret
     #: permutations); -1: the domain's own default.
@@ -234,6 +242,15 @@ class RunConfig:
     progress: bool = True
     threads: int = 0
 
+    @property
+    def baseline(self) -> str:
+        """The old name of ``sampler``."""
+        return self.sampler
+
+    @baseline.setter
+    def baseline(self, name: str) -> None:
+        self.sampler = name
+
 
 @dataclass
 class TrainConfig:
@@ -249,12 +266,14 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the first bad field."""
-        if self.run.baseline not in BASELINES:
-            raise ValueError(f"run.baseline must be one of {BASELINES}, got {self.run.baseline!r}")
+        if self.run.sampler not in SAMPLERS:
+            raise ValueError(
+                f"run.sampler (run.baseline): {unknown_choice('sampler', self.run.sampler, SAMPLERS)}"
+            )
         self.simulator.validate()
         self.sampler.validate()
-        if self.run.baseline == "soft-alpha-rwr" and self.simulator.kind != "procedural":
-            raise ValueError("run.baseline=soft-alpha-rwr is a rule of simulator.kind=procedural")
+        if SAMPLERS[self.run.sampler].procedural_only and self.simulator.kind != "procedural":
+            raise ValueError(f"run.sampler={self.run.sampler} is a rule of simulator.kind=procedural")
         if self.agent.group_size < 2:
             raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
         if self.agent.rollout_engine not in HF_ENGINES:
@@ -371,9 +390,21 @@ def _value(section: Any, name: str, key: str) -> Any:
     return current
 
 
+def _check_aliases(given: dict[str, Any], where: str) -> None:
+    """Raise ValueError when a key and its old name (``ALIASES``) are both in ``given`` (``{dotted key:
+    value}``) with different values."""
+    for old, new in ALIASES.items():
+        if old in given and new in given and given[old] != given[new]:
+            raise ValueError(
+                f"{where} sets both {new}={given[new]!r} and {old}={given[old]!r} ({old} is the old name of "
+                f"{new}): give {new} alone"
+            )
+
+
 def apply_overrides(config: TrainConfig, overrides: list[str]) -> TrainConfig:
     """Apply ``section.key=value`` strings (e.g. ``run.epochs=3``, ``simulator.model.source=tiny``) in
     place; unknown keys raise."""
+    _check_aliases(dict(item.split("=", 1) for item in overrides if "=" in item), "the overrides")
     for item in overrides:
         if "=" not in item:
             raise ValueError(f"override {item!r} must look like section.key=value")
@@ -409,6 +440,8 @@ def from_dict(data: dict[str, Any]) -> TrainConfig:
     """A TrainConfig from nested dicts; unknown sections or keys raise."""
     config = TrainConfig()
     for name, values in (data or {}).items():
+        if isinstance(values, dict):
+            _check_aliases({f"{name}.{key}": value for key, value in values.items()}, "the config")
         _fill(_section(config, name), name, values)
     config.validate()
     return config

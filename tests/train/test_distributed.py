@@ -14,7 +14,7 @@ pytest.importorskip("transformers")
 
 
 def test_ddp_agent_update_keeps_ranks_identical(tmp_path: Path) -> None:
-    worker = Path(__file__).parents[0] / "helpers" / "ddp_worker.py"
+    worker = Path(__file__).parents[1] / "helpers" / "ddp_worker.py"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2])}
     cmd = [
         sys.executable,
@@ -44,7 +44,7 @@ def test_trainer_under_torchrun_keeps_ranks_in_step(tmp_path: Path) -> None:
     """Two ranks share the rollouts and stay identical: weights, skill tracker, simulator and metrics."""
     from test_train_loop import TINY
 
-    worker = Path(__file__).parents[0] / "helpers" / "train_worker.py"
+    worker = Path(__file__).parents[1] / "helpers" / "train_worker.py"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2])}
     overrides = [*TINY, "agent.replay_tasks=2"]
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
