@@ -1,9 +1,8 @@
 """The fast engine against the padded engine and a teacher-forced forward pass, on the device it will run on.
 
 The CPU tests (tests/agents/test_fast_engine.py) check the engine eagerly; on a GPU the decode step is a
-replayed
-CUDA graph and the prefill uses the fused attention kernel, so this script checks those paths where they
-run. For each model (a small random-weight Qwen2 and Llama in float32, and the Qwen2.5-0.5B shape in the
+replayed CUDA graph and the prefill uses the fused attention kernel, so this script checks those paths where
+they run. For each model (a small random-weight Qwen2 and Llama in float32, and the Qwen2.5-0.5B shape in the
 device's generation dtype) and each case (G = 1 and 8, ragged prompts, rows that end early at different
 steps, a later turn whose chats share the task prompt), it prints:
 

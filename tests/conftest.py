@@ -22,8 +22,8 @@ except ImportError:
 
 def pytest_configure(config: pytest.Config) -> None:
     """The on-disk task cache (``genenv_gym.datasets.task_cache``) in a folder of this run, never the user's
-    own: set
-    before collection, since some modules build envs when they are imported, and inherited by subprocesses.
+    own: set before collection, since some modules build envs when they are imported, and inherited by
+    subprocesses.
     ``GENENV_DATA_DIR`` leaves the environment for the same reason: see ``_data_dir_where_needed``."""
     os.environ["GENENV_TASK_CACHE_DIR"] = tempfile.mkdtemp(prefix="genenv-test-task-cache-")
     os.environ.pop("GENENV_DATA_DIR", None)
@@ -40,6 +40,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 SHARED_DATA = Path(
     os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")
 )
+
+
+#: The test files with ``slow`` tests, seen at collection before ``-m 'not slow'`` deselects them (README's
+#: slow table is checked against them: tests/house/test_slow_table.py).
+SLOW_FILES = pytest.StashKey[set[str]]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(__file__).resolve().parents[1]
+    config.stash[SLOW_FILES] = {
+        Path(item.path).resolve().relative_to(root).as_posix()
+        for item in items
+        if item.get_closest_marker("slow")
+    }
 
 
 #: A test running longer than this says so on the terminal, and again every as many seconds.

@@ -1,7 +1,6 @@
 """Every id takes a fixed corpus of hostile actions (tests/helpers/hostile_corpus.py) as outcomes: each step
-returns
-within a CPU-time bound without raising, its observation stays in the observation space, and the env still
-plays its oracle to 1.0 afterwards.
+returns within a CPU-time bound without raising, its observation stays in the observation space, and the
+env still plays its oracle to 1.0 afterwards.
 """
 
 from __future__ import annotations
