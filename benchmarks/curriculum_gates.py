@@ -1,4 +1,4 @@
-"""The fourth curriculum-efficacy design's pilot gates G0 and G1 (docs/training.md, "fourth design").
+"""The fourth curriculum-efficacy design's pilot gates G0 and G1 (docs/efficacy.md, "fourth design").
 
 On pilot seeds (never the measured ones), per seed:
 
