@@ -2,7 +2,9 @@
 
     python benchmarks/reproduce_demo.py                 # both seeds of configs/demo.yaml (~4 min each)
     python benchmarks/reproduce_demo.py --check         # the same, then compare with the committed results
-    python benchmarks/reproduce_demo.py --check --epochs 1 --seeds 0   # what the CI test runs (~60 s)
+    python benchmarks/reproduce_demo.py --check --epochs 1 --seeds 0   # the slow test's check (minutes)
+    python benchmarks/reproduce_demo.py --small         # the default test's small run: rewrites its fixture
+    python benchmarks/reproduce_demo.py --small --check # the default test's check
     python benchmarks/reproduce_demo.py --config configs/demo_llm_sim.yaml   # docs/training_llm_simulator.md
 
 Each run writes ``metrics-seed<s>.jsonl``, ``run-seed<s>.json`` (config, library versions, weight and
@@ -11,6 +13,11 @@ the per-epoch table of docs/training.md. ``--check`` writes to a temporary folde
 quoted figure moved by more than the tolerance below, naming the figure and the library versions that
 differ. A run of fewer epochs is compared with the committed run's first epochs: epochs are prefixes of a
 longer run (``tests/train/test_resume.py`` shows a run split in two equals the straight run).
+
+``--small`` runs seed 0 at ``SMALL`` (a short warm start and one small epoch: every code path of the first
+epoch in under a minute) and compares it with ``tests/fixtures/demo_small/`` by ``SMALL_TOLERANCE``, which
+also holds figures the docs do not quote: the small model barely learns, so its success rates alone would
+hide a drift.
 
 Every run trains in a child process under ``PORTABLE_NUMERICS`` (below): with the default float kernels the
 same seed gives other figures on another CPU (AVX2 vs AVX-512, Intel vs AMD), because training amplifies
@@ -27,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from genenv_gym.train.metrics import read_metrics
@@ -38,11 +46,45 @@ TOLERANCE = {"heldout_acc": 0.03, "warmstart_loss": 0.02, "gen_success": 0.06, "
 #: Float kernels that give the same numbers on every x86-64 CPU: MKL's conditional numerical
 #: reproducibility and ATen's scalar kernels. Read when torch starts, hence the child process.
 PORTABLE_NUMERICS = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}
+#: The default test's size: configs/demo.yaml (seed 0, one epoch) with a warm start of 100 half batches on
+#: levels 0-2 only, at a learning rate that makes it learn them (the config's 500 steps on all 15 levels
+#: cost minutes), and 32 tasks in the epoch: some groups succeed, so the GRPO update has a signal.
+#: Its committed figures: ``SMALL_RESULTS`` (``--small`` rewrites them).
+SMALL = (
+    "warmstart.steps=100",
+    "warmstart.batch_size=32",
+    "warmstart.lr=1e-2",
+    "warmstart.max_level=2",
+    "agent.tasks_per_epoch=32",
+    "run.plots=false",
+)
+SMALL_RESULTS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "demo_small"
+#: The small run's compared figures: tighter, and more of them (the update's and the replies' too). Under
+#: ``PORTABLE_NUMERICS`` the same code gives the same figures on any x86-64 CPU.
+SMALL_TOLERANCE = {
+    "warmstart_loss": 1e-3,
+    "heldout_acc": 1e-3,
+    "gen_success": 1e-3,
+    "task_level": 1e-3,
+    "response_tokens": 1e-3,
+    "r_env": 1e-4,
+    "pg_loss": 1e-4,
+    "kl": 1e-4,
+    "clip_fraction": 1e-4,
+    "grad_norm": 1e-3,
+}
 
 
-def run_demo(seed: int, folder: Path, epochs: int | None = None, config_path: Path = CONFIG) -> list[dict]:
-    """Train the demo for ``seed`` (``epochs``: fewer than the config's) into ``folder`` in a child process
-    under ``PORTABLE_NUMERICS``; its metrics rows."""
+def run_demo(
+    seed: int,
+    folder: Path,
+    epochs: int | None = None,
+    config_path: Path = CONFIG,
+    overrides: Sequence[str] = (),
+) -> list[dict]:
+    """Train the demo for ``seed`` (``epochs``: fewer than the config's; ``overrides``: ``section.key=value``
+    changes such as ``SMALL``) into ``folder`` in a child process under ``PORTABLE_NUMERICS``; its metrics
+    rows."""
     command = [
         sys.executable,
         __file__,
@@ -54,17 +96,21 @@ def run_demo(seed: int, folder: Path, epochs: int | None = None, config_path: Pa
         str(config_path),
     ]
     command += ["--epochs", str(epochs)] if epochs is not None else []
+    command += [f"--set={override}" for override in overrides]
     subprocess.run(command, check=True, env={**os.environ, **PORTABLE_NUMERICS})
     return read_metrics(folder / f"metrics-seed{seed}.jsonl")
 
 
-def _train_one(seed: int, folder: Path, epochs: int | None, config_path: Path) -> None:
+def _train_one(
+    seed: int, folder: Path, epochs: int | None, config_path: Path, extra: Sequence[str] = ()
+) -> None:
     """The child process's work: one seed's run, its files copied into ``folder``."""
     from genenv_gym.train.config import load_config
     from genenv_gym.train.loop import Trainer
 
     overrides = [f"run.seed={seed}", "run.progress=false", "run.tensorboard=false"]
     overrides += [f"run.epochs={epochs}"] if epochs is not None else []
+    overrides += list(extra)
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(config_path, [*overrides, f"run.out_dir={tmp}"])
         Trainer(config).run()
@@ -100,14 +146,15 @@ def docs_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def drift(reference: list[dict], fresh: list[dict]) -> list[str]:
-    """The quoted figures of ``fresh`` that moved from ``reference`` by more than the tolerance."""
+def drift(reference: list[dict], fresh: list[dict], tolerances: dict[str, float] = TOLERANCE) -> list[str]:
+    """The figures of ``fresh`` (by default the quoted ones) that moved from ``reference`` by more than
+    their tolerance in ``tolerances``."""
     problems = []
     reference = reference[: len(fresh)]
     if [r["epoch"] for r in reference] != [r["epoch"] for r in fresh]:
         return [f"epochs differ: {[r['epoch'] for r in reference]} vs {[r['epoch'] for r in fresh]}"]
     for old, new in zip(reference, fresh, strict=True):
-        for key, tolerance in TOLERANCE.items():
+        for key, tolerance in tolerances.items():
             if old.get(key) is None or new.get(key) is None:
                 continue
             if abs(old[key] - new[key]) > tolerance:
@@ -116,6 +163,21 @@ def drift(reference: list[dict], fresh: list[dict]) -> list[str]:
                     f"(tolerance {tolerance})"
                 )
     return problems
+
+
+def setting_differences(reference_record: Path, fresh_record: dict, overrides: Sequence[str]) -> list[str]:
+    """The settings named in ``overrides`` whose value in ``fresh_record``'s config differs from the
+    committed record's (a size changed without regenerating the committed figures)."""
+    if not reference_record.exists():
+        return [f"no committed run record at {reference_record}"]
+    old = json.loads(reference_record.read_text())["config"]
+    changed = []
+    for override in overrides:
+        section, key = override.split("=", 1)[0].split(".", 1)
+        before, now = old.get(section, {}).get(key), fresh_record["config"].get(section, {}).get(key)
+        if before != now:
+            changed.append(f"{section}.{key}: {now} here, {before} committed")
+    return changed
 
 
 def version_differences(reference_record: Path, fresh_record: dict) -> list[str]:
@@ -142,21 +204,30 @@ def main() -> int:
     parser.add_argument(
         "--check", action="store_true", help="compare with the committed results; exit 1 on drift"
     )
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help=f"seed 0 of demo.yaml at the default test's size, one epoch, into {SMALL_RESULTS.name}",
+    )
     parser.add_argument("--train-one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--set", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.train_one is not None:
-        _train_one(args.train_one, args.out, args.epochs, args.config)
+        _train_one(args.train_one, args.out, args.epochs, args.config, args.set)
         return 0
-    committed = RESULTS / args.config.stem
+    committed, overrides, tolerances = RESULTS / args.config.stem, (), TOLERANCE
+    if args.small:
+        committed, overrides, tolerances = SMALL_RESULTS, SMALL, SMALL_TOLERANCE
+        args.config, args.seeds, args.epochs = CONFIG, [0], 1
     target = Path(tempfile.mkdtemp()) if args.check else committed
     failed = False
     for seed in args.seeds:
-        rows = run_demo(seed, target, args.epochs, args.config)
-        if args.config.stem == "demo":
+        rows = run_demo(seed, target, args.epochs, args.config, overrides)
+        if args.config.stem == "demo" and not args.small:
             print(f"\nSeed {seed}:\n\n{docs_table(rows)}")
         if args.check:
-            problems = drift(read_metrics(committed / f"metrics-seed{seed}.jsonl"), rows)
+            problems = drift(read_metrics(committed / f"metrics-seed{seed}.jsonl"), rows, tolerances)
             fresh_record = json.loads((target / f"run-seed{seed}.json").read_text())
             if problems:
                 failed = True
@@ -164,7 +235,7 @@ def main() -> int:
                 changes = version_differences(committed / f"run-seed{seed}.json", fresh_record)
                 print("  differences in the environment: " + ("; ".join(changes) or "none recorded"))
             else:
-                print(f"\nseed {seed}: matches {committed} within {TOLERANCE}")
+                print(f"\nseed {seed}: matches {committed} within {tolerances}")
     return 1 if failed else 0
 
 
