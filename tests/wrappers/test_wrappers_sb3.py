@@ -6,6 +6,7 @@ The full measured run is ``benchmarks/sb3_ppo_sim_bfcl.py``; the small, seeded o
 
 from __future__ import annotations
 
+import re
 import runpy
 from pathlib import Path
 
@@ -72,12 +73,25 @@ def test_ppo_beats_random_clearly_while_the_curriculum_adapts():
     assert not np.allclose(state["level_probs"], 1 / domain.num_levels)
     assert [r["timesteps"] for r in log.records] == [500, 1000, 1500, 2000]
     assert log.records[-1]["success"] > log.records[0]["success"]
-    success = ", ".join(f"{r['success']:.2f}" for r in log.records)
-    level = ", ".join(f"{r['mean_level']:.2f}" for r in log.records)
-    assert f"logs success {success} and the simulator's mean level {level} at 500" in readme(), (
-        success,
-        level,
-    )
+    quoted_success, quoted_level = quoted_curriculum_log(readme())
+    success = [r["success"] for r in log.records]
+    level = [r["mean_level"] for r in log.records]
+    # PPO's float results differ a little between CPUs' kernels; README's figures are one machine's run
+    assert np.allclose(success, quoted_success, atol=0.03), (success, quoted_success)
+    assert np.allclose(level, quoted_level, atol=0.2), (level, quoted_level)
+
+
+def quoted_curriculum_log(text: str) -> tuple[list[float], list[float]]:
+    """The success and mean-level figures README quotes for the example's run at 500-2,000 steps."""
+    match = re.search(r"logs success ([\d., ]+?) and the simulator's mean level ([\d., ]+?) at 500", text)
+    assert match, "README no longer quotes the example's success and mean level"
+    success, level = ([float(x) for x in group.split(", ")] for group in match.groups())
+    return success, level
+
+
+def test_the_quoted_figures_are_read_from_the_sentence():
+    text = "it logs success 0.31, 0.66, 0.71, 0.69 and the simulator's\nmean level 0.63, 0.83 at 500 steps"
+    assert quoted_curriculum_log(" ".join(text.split())) == ([0.31, 0.66, 0.71, 0.69], [0.63, 0.83])
 
 
 @pytest.mark.slow
