@@ -203,6 +203,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     backend=backend,
                     llm_kwargs=llm_kwargs if backend is not None else None,
                     batch_size=args.batch_size,
+                    samples=args.samples,
                 )
             except (MissingDataError, ImportError) as error:
                 if not args.suite:
@@ -391,6 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
     eval_parser.add_argument("--limit", type=int, default=None, help="at most N tasks per category")
     eval_parser.add_argument("--episodes", type=int, default=None, help="episodes on simulator envs (100)")
     eval_parser.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="K",
+        help="benchmark envs: K independent tries of every task; reports pass@K, pass^K (all K tries "
+        "succeed) and the per-task success rate with its spread (default: 1)",
+    )
+    eval_parser.add_argument(
         "--fetch",
         action="store_true",
         help="fetch a benchmark's data first when it is missing (genenv data fetch); without it, a fresh "
@@ -460,13 +469,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-kwargs", metavar="JSON", help="gymnasium.make arguments, as a JSON object"
     )
     export_parser.set_defaults(func=cmd_export)
+    from genenv_gym.cli.compare import add_compare_command
     from genenv_gym.cli.data import add_data_command
+    from genenv_gym.cli.rescore import add_rescore_command
     from genenv_gym.cli.train import add_train_command
     from genenv_gym.serve.cli import add_serve_command
 
     add_train_command(commands)
     add_data_command(commands)
     add_serve_command(commands)
+    add_rescore_command(commands)
+    add_compare_command(commands)
     return parser
 
 

@@ -1,9 +1,12 @@
 """The resumable results file of an evaluation: JSON Lines, one finished episode a line, appended as each
-episode ends; reading it back, matching its episodes to a run's plan, and opening it for appending."""
+episode ends; reading it back, matching its episodes to a run's plan, and opening it for appending; a whole
+run folder read back (``load_run``)."""
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +59,26 @@ def open_results(results_path: str | Path | None) -> Any:
     if torn:
         out.write("\n")
     return out
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run folder read back: episode records and report pins, per ``(env id, agent)``."""
+
+    path: Path
+    records: dict[tuple[str, str], list[dict[str, Any]]]
+    pins: dict[tuple[str, str], dict[str, Any]]
+
+
+def load_run(path: str | Path) -> Run:
+    """The run in a ``genenv eval --out`` folder."""
+    path = Path(path)
+    records = read_results(path / "episodes.jsonl")
+    if not records:
+        raise FileNotFoundError(f"{path}/episodes.jsonl holds no episodes: give a 'genenv eval --out' folder")
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        grouped[(record["env_id"], record["agent"])].append(record)
+    report = path / "report.json"
+    reports = json.loads(report.read_text(encoding="utf-8")) if report.exists() else []
+    return Run(path, dict(grouped), {(r["env_id"], r["agent"]): r.get("pins") or {} for r in reports})
