@@ -140,6 +140,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
     from genenv_gym.datasets.data_dir import MissingDataError
     from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
+    from genenv_gym.evaluation.pass_at_k import check_samples
     from genenv_gym.registry.env_kwargs import check_env_kwargs, explain_make_error
 
     not_built: list[str] = []
@@ -155,6 +156,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     try:
         check_agent(args.agent)
+        check_samples(args.samples, env_ids)
         env_kwargs = _env_kwargs(args) or {}
         for env_id in env_ids:
             check_env_kwargs(env_id, env_kwargs)

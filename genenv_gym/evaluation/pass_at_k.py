@@ -32,6 +32,20 @@ def _check(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
 
 
+def check_samples(samples: int, env_ids: Iterable[str]) -> None:
+    """Raise ValueError saying what to do unless ``samples`` tries per task fit every env id."""
+    from genenv_gym.registry.registration import is_simulator_id
+
+    if samples < 1:
+        raise ValueError(f"--samples must be at least 1, got {samples}")
+    simulators = [env_id for env_id in env_ids if is_simulator_id(env_id)]
+    if samples > 1 and simulators:
+        raise ValueError(
+            f"--samples applies to benchmark envs; {simulators[0]} is a simulator env (its tasks are proposed "
+            "afresh each episode): use --samples 1 there"
+        )
+
+
 def task_outcomes(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, tuple[int, int]]]:
     """category -> task id -> (samples, successes) over episode records."""
     counts: dict[str, dict[str, list[int]]] = {}

@@ -16,7 +16,7 @@ import gymnasium as gym
 
 from genenv_gym.agents.backends.progress import reporting_generation
 from genenv_gym.evaluation.agents import EvalAgent, check_agent, is_llm_agent, request_failure
-from genenv_gym.evaluation.pass_at_k import sample_stats
+from genenv_gym.evaluation.pass_at_k import check_samples, sample_stats
 from genenv_gym.evaluation.pins import RunPins, sampling_settings
 from genenv_gym.evaluation.report import EvalReport, screening_summary
 from genenv_gym.evaluation.results_file import ResumeError, open_results, previous_episodes
@@ -136,18 +136,12 @@ def evaluate(
             plan plays every task once per sample, sample after sample.
     """
     check_agent(agent_name)
-    if samples < 1:
-        raise ValueError(f"samples must be at least 1, got {samples}")
+    check_samples(samples, [env_id])
     start = time.monotonic()
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
         agent = EvalAgent(agent_name, env, seed, backend, **(llm_kwargs or {}))
         report = EvalReport(env_id, agent_name, simulator=getattr(env.unwrapped, "tasks", None) is None)
-        if report.simulator and samples > 1:
-            raise ValueError(
-                f"--samples applies to benchmark envs; {env_id} is a simulator env (its tasks are proposed "
-                "afresh each episode): use --samples 1"
-            )
         plan = _plan(env, limit, episodes, samples)
         per_sample = len(plan) // samples
         params = (llm_kwargs or {}).get("params") if is_llm_agent(agent_name) else None
