@@ -41,7 +41,8 @@ def check_samples(samples: int, env_ids: Iterable[str]) -> None:
     simulators = [env_id for env_id in env_ids if is_simulator_id(env_id)]
     if samples > 1 and simulators:
         raise ValueError(
-            f"--samples applies to benchmark envs; {simulators[0]} is a simulator env (its tasks are proposed "
+            f"--samples applies to benchmark envs; {simulators[0]} is a simulator env (its tasks are "
+            "proposed "
             "afresh each episode): use --samples 1 there"
         )
 

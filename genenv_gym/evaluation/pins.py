@@ -5,7 +5,8 @@ evaluator's identity, version and code, the agent and its sampling settings, and
   (``- v0: initial version (...)``), read from the env's own package.
 - A task's data fingerprint is a hash of the Task as built from its source records (its messages, tools,
   reference data, difficulty, provenance and category): an edited data file changes the fingerprints of the
-  tasks it feeds and no other. A task list's fingerprints are computed once per list and kept.
+  tasks it feeds and no other. A task's fingerprint is computed once per task list and kept, when a run
+  first plays the task.
 - The evaluator is what the benchmark's manifest declares (``Manifest.evaluator``: the official package and
   version it mirrors, or our checker's own version) plus a hash of the source of the modules that decide a
   verdict, so an edited checker is noticed even when nobody raised the declared version.
@@ -33,8 +34,8 @@ from genenv_gym.task import Task
 FINGERPRINT_CHARS = 16
 
 _VERSION_LINE = re.compile(r"^\s*-\s*(v\d+)\s*:", re.MULTILINE)
-#: Task lists whose fingerprints were computed: ``id(list) -> (the list, task id -> fingerprint)``.
-_LIST_CACHE: dict[int, tuple[Sequence[Task], dict[str, str]]] = {}
+#: Task lists whose fingerprints were asked for: ``id(list) -> (the list, its tasks by id, fingerprints)``.
+_LIST_CACHE: dict[int, tuple[Sequence[Task], dict[str, Task], dict[str, str]]] = {}
 _LIST_CACHE_SIZE = 8
 
 
@@ -57,16 +58,31 @@ def task_fingerprint(task: Task) -> str:
     return _digest(task.to_json().encode("utf-8"))
 
 
+def _list_entry(tasks: Sequence[Task]) -> tuple[dict[str, Task], dict[str, str]]:
+    """A task list's tasks by id and its kept fingerprints (filled as they are asked for)."""
+    cached = _LIST_CACHE.get(id(tasks))
+    if cached is None or cached[0] is not tasks:
+        if len(_LIST_CACHE) >= _LIST_CACHE_SIZE:
+            _LIST_CACHE.pop(next(iter(_LIST_CACHE)))
+        cached = _LIST_CACHE[id(tasks)] = (tasks, {task.id: task for task in tasks}, {})
+    return cached[1], cached[2]
+
+
+def listed_task_fingerprint(tasks: Sequence[Task], task_id: str) -> str | None:
+    """The fingerprint of the task ``task_id`` of a list, computed once per list object and kept (None
+    when the list has no such task)."""
+    by_id, kept = _list_entry(tasks)
+    if task_id not in kept and task_id in by_id:
+        kept[task_id] = task_fingerprint(by_id[task_id])
+    return kept.get(task_id)
+
+
 def task_list_fingerprints(tasks: Sequence[Task]) -> dict[str, str]:
     """Task id -> fingerprint for every task of a list, computed once per list object and kept."""
-    cached = _LIST_CACHE.get(id(tasks))
-    if cached is not None and cached[0] is tasks and len(cached[1]) == len(tasks):
-        return cached[1]
-    fingerprints = {task.id: task_fingerprint(task) for task in tasks}
-    if len(_LIST_CACHE) >= _LIST_CACHE_SIZE:
-        _LIST_CACHE.pop(next(iter(_LIST_CACHE)))
-    _LIST_CACHE[id(tasks)] = (tasks, fingerprints)
-    return fingerprints
+    by_id, kept = _list_entry(tasks)
+    for task_id in by_id.keys() - kept.keys():
+        kept[task_id] = task_fingerprint(by_id[task_id])
+    return kept
 
 
 def data_fingerprint(task_fingerprints: Iterable[tuple[str, str]]) -> str:
@@ -150,7 +166,7 @@ class RunPins:
         """The pins of one episode record (``task``: the Task played, for envs without a task list)."""
         fingerprint = None
         if self.tasks is not None and task_id is not None:
-            fingerprint = task_list_fingerprints(self.tasks).get(task_id)
+            fingerprint = listed_task_fingerprint(self.tasks, task_id)
         elif task is not None:
             fingerprint = task_fingerprint(task)
         if task_id is not None and fingerprint is not None:

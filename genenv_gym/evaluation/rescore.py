@@ -41,7 +41,7 @@ class EnvRescore:
     #: task ids whose data fingerprint differs from the one recorded (or that are gone)
     data_changed: list[str] = field(default_factory=list)
     episodes: int = 0
-    #: category -> Counter of ``(what changed, why)``
+    #: category -> Counter of ``(what changed, why)``, one count per changed episode
     changes: dict[str, Counter] = field(default_factory=dict)
 
     @property
@@ -120,15 +120,16 @@ def _rescore_env(
             why = _why(old, new)
             if "data" in why and old.get("task_id") not in result.data_changed:
                 result.data_changed.append(str(old.get("task_id")))
-            for what in _what_changed(old, new):
-                result.changes.setdefault(new["category"], Counter())[(what, why)] += 1
+            what = _what_changed(old, new)
+            if what:
+                result.changes.setdefault(new["category"], Counter())[(", ".join(what), why)] += 1
         score_records(report, env.unwrapped.domain, rescored, samples)
         report.pins = pins.report()
-        result.pin_changes = [
-            line for line in pin_differences(old_pins, report.pins) if not line.startswith("data ")
-        ]
-        if not old_pins:
-            result.pin_changes.insert(0, "the run's report.json has no pins (recorded before pins existed)")
+        if old_pins:
+            differences = pin_differences(old_pins, report.pins)
+            result.pin_changes = [line for line in differences if not line.startswith("data ")]
+        else:
+            result.pin_changes = ["the run has no pins (recorded before pins existed): nothing to compare"]
         return result, rescored
     finally:
         env.close()
@@ -157,6 +158,8 @@ def _replay(env: gym.Env, reset_args: dict[str, Any], actions: list[str]) -> dic
 
 
 def _what_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between an episode's old and new record: its task, verdict, error type (one string
+    each; ``[]`` when nothing does)."""
     changes = []
     if old.get("task_id") != new.get("task_id"):
         changes.append(f"task {old.get('task_id')} -> {new.get('task_id')}")

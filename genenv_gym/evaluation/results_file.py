@@ -63,7 +63,7 @@ def open_results(results_path: str | Path | None) -> Any:
 
 @dataclass(frozen=True)
 class Run:
-    """A run folder read back: episode records and report pins, per ``(env id, agent)``."""
+    """A run folder read back: episode records and the run's pins, per ``(env id, agent)``."""
 
     path: Path
     records: dict[tuple[str, str], list[dict[str, Any]]]
@@ -71,7 +71,9 @@ class Run:
 
 
 def load_run(path: str | Path) -> Run:
-    """The run in a ``genenv eval --out`` folder."""
+    """The run in a ``genenv eval --out`` folder. Its pins come from ``report.json``; an env and agent the
+    report does not hold (``report.json`` keeps the last command's envs: an earlier one resumed into the
+    same folder, or an interrupted run) gets them from its first record and ``run.json``."""
     path = Path(path)
     records = read_results(path / "episodes.jsonl")
     if not records:
@@ -81,4 +83,32 @@ def load_run(path: str | Path) -> Run:
         grouped[(record["env_id"], record["agent"])].append(record)
     report = path / "report.json"
     reports = json.loads(report.read_text(encoding="utf-8")) if report.exists() else []
-    return Run(path, dict(grouped), {(r["env_id"], r["agent"]): r.get("pins") or {} for r in reports})
+    pins = {(r["env_id"], r["agent"]): r.get("pins") or {} for r in reports}
+    for key, group in grouped.items():
+        if not pins.get(key) and group[0].get("pins"):
+            pins[key] = _pins_from_records(group, _run_settings(path))
+    return Run(path, dict(grouped), pins)
+
+
+def _run_settings(path: Path) -> dict[str, Any]:
+    """``run.json``: the ``genenv eval`` arguments of the folder's last command (empty when missing)."""
+    try:
+        return json.loads((path / "run.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _pins_from_records(records: list[dict[str, Any]], settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's pins rebuilt from its episode records and the command's arguments."""
+    first = min(records, key=lambda r: r["index"])["pins"]
+    try:
+        env_kwargs = json.loads(settings.get("env_kwargs") or "{}")
+    except json.JSONDecodeError:
+        env_kwargs = {}
+    keep = ("env_id", "env_version", "evaluator", "agent", "package")
+    return {key: first.get(key) for key in keep} | {
+        "env_kwargs": env_kwargs,
+        "seed": int(settings.get("seed") or 0),
+        "samples": 1 + max(int(r["pins"].get("sample", 0)) for r in records if r.get("pins")),
+        "sampling": dict(first.get("sampling") or {}),  # the first record is sample 0: the base seed
+    }

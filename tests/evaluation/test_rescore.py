@@ -75,7 +75,7 @@ def test_a_changed_data_file_is_said_first_and_explains_the_changed_verdict(tmp_
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "the run's pins differ from the current ones:"
     assert "data changed: 1 of the run's tasks" in printed[1] and edited["id"] in printed[1]
-    assert any("simple_python: 1 x pass -> fail (data)" in line for line in printed)
+    assert any("simple_python: 1 x pass -> fail, error type None -> " in line for line in printed)
 
 
 def test_a_changed_checker_is_said_first_and_explains_the_changed_verdicts(tmp_path, capsys, monkeypatch):
@@ -88,7 +88,7 @@ def test_a_changed_checker_is_said_first_and_explains_the_changed_verdicts(tmp_p
     monkeypatch.setattr(
         pins_module,
         "_module_source",
-        lambda module: source(module) + (b"# stricter" if module.endswith("digits.domain") else b""),
+        lambda module: source(module) + (b"# stricter" if module.endswith("one_line_answer") else b""),
     )
     pins_module.evaluator_code.cache_clear()
     verify = DigitsDomain.verify
@@ -101,7 +101,21 @@ def test_a_changed_checker_is_said_first_and_explains_the_changed_verdicts(tmp_p
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "the run's pins differ from the current ones:"
     assert "checker code" in printed[1] and "data changed" not in "\n".join(printed)
-    assert any(line.strip().startswith("level_0: 2 x pass -> fail (checker code") for line in printed)
+    assert any(
+        line.strip().startswith("level_0: 2 x pass -> fail, error type None -> wrong_answer (checker code")
+        for line in printed
+    )
     rescored = json.loads((out / RESCORED_REPORT).read_text(encoding="utf-8"))[0]
     assert rescored["overall"] == 0.0
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))[0]["overall"] == 1.0
+
+
+def test_a_run_resumed_by_another_agent_keeps_both_agents_pins(tmp_path, capsys):
+    play = ["eval", "--env", "GenEnv-Digits-v0", "--limit", "1", "--no-progress", "--out", str(tmp_path)]
+    assert main([*play, "--agent", "random"]) == 0
+    assert main([*play, "--agent", "oracle", "--resume"]) == 0  # report.json now holds the oracle only
+    capsys.readouterr()
+    assert main(["rescore", str(tmp_path), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("env versions, data and evaluators: the same as the run's")
+    assert "GenEnv-Digits-v0 (random): 8 episodes rescored, every verdict" in out

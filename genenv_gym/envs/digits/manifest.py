@@ -12,7 +12,7 @@ from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest
 EVALUATOR = Evaluator(
     "genenv-gym digits exact match",
     "1",
-    ("genenv_gym.envs.digits.domain",),
+    ("genenv_gym.envs.digits.domain", "genenv_gym.envs.one_line_answer"),
 )
 
 MANIFEST = Manifest(

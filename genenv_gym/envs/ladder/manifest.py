@@ -11,7 +11,7 @@ from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest
 EVALUATOR = Evaluator(
     "genenv-gym ladder step check",
     "1",
-    ("genenv_gym.envs.ladder.domain",),
+    ("genenv_gym.envs.ladder.domain", "genenv_gym.envs.one_line_answer"),
 )
 
 MANIFEST = Manifest(
