@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -65,7 +66,38 @@ def test_eval_samples_in_the_table_json_and_csv(tmp_path, capsys):
 
 
 def test_samples_are_refused_on_a_simulator_env():
-    import pytest
-
     with pytest.raises(ValueError, match="--samples applies to benchmark envs"):
         evaluate("GenEnv-Sim-Digits-v0", "random", episodes=2, samples=2, show_progress=False)
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_an_llm_agent_samples_each_try_with_its_own_seed(batch_size, tmp_path):
+    from genenv_gym.agents.backends import SamplingParams, ScriptedBackend
+
+    seeds: list[int] = []
+
+    class SeedRecorder(ScriptedBackend):
+        def chat(self, conversations, params, tools=None):
+            seeds.extend([params.seed] * len(conversations))
+            return super().chat(conversations, params, tools)
+
+        def generate(self, prompts, params):
+            seeds.extend([params.seed] * len(prompts))
+            return super().generate(prompts, params)
+
+    results = tmp_path / "episodes.jsonl"
+    params = SamplingParams(temperature=1.0, max_new_tokens=16, seed=7)
+    evaluate(
+        "GenEnv-Digits-v0",
+        "openai:m@http://127.0.0.1:9",
+        limit=1,
+        samples=3,
+        show_progress=False,
+        backend=SeedRecorder(["1 2"]),
+        llm_kwargs={"params": params},
+        batch_size=batch_size,
+        results_path=results,
+    )
+    records = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    assert sorted(seeds) == sorted(7 + r["pins"]["sample"] for r in records)
+    assert {r["pins"]["sample"]: r["pins"]["sampling"]["seed"] for r in records} == {0: 7, 1: 8, 2: 9}
