@@ -56,7 +56,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     try:
         run_a, run_b = load_run(args.run_a), load_run(args.run_b)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:
         print(f"genenv compare: {error}", file=sys.stderr)
         return 2
     pairs = _pairs(list(run_a.records), list(run_b.records))

@@ -32,7 +32,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     try:
         results = rescore_run(args.run_dir)
-    except (FileNotFoundError, MissingDataError, ImportError, KeyError, ValueError) as error:
+    except (FileNotFoundError, MissingDataError, ImportError, ValueError) as error:
         print(f"genenv rescore: {error}", file=sys.stderr)
         return 1
     headline = [line for result in results for line in result.headline()]

@@ -93,7 +93,12 @@ def _rescore_env(
     env_id: str, agent: str, records: list[dict[str, Any]], old_pins: Mapping[str, Any]
 ) -> tuple[EnvRescore, list[dict[str, Any]]]:
     from genenv_gym.evaluation.pins import RunPins, pin_differences
+    from genenv_gym.registry.registration import ENV_ENTRIES
 
+    if env_id not in {entry.id for entry in ENV_ENTRIES}:
+        raise ValueError(
+            f"the run played {env_id!r}, which is not a registered env id here: see 'genenv list'"
+        )
     env_kwargs = dict(old_pins.get("env_kwargs") or {})
     seed = int(old_pins.get("seed", 0))
     samples = int(old_pins.get("samples", 1))

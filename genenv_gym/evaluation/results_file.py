@@ -79,7 +79,12 @@ def load_run(path: str | Path) -> Run:
     if not records:
         raise FileNotFoundError(f"{path}/episodes.jsonl holds no episodes: give a 'genenv eval --out' folder")
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
+    for line, record in enumerate(records, 1):
+        if not _is_episode(record):
+            raise ValueError(
+                f"{path}/episodes.jsonl: record {line} is not an episode as 'genenv eval' writes it "
+                "(env_id, agent, index, task_id, success, actions); give a 'genenv eval --out' folder"
+            )
         grouped[(record["env_id"], record["agent"])].append(record)
     report = path / "report.json"
     reports = json.loads(report.read_text(encoding="utf-8")) if report.exists() else []
@@ -88,6 +93,23 @@ def load_run(path: str | Path) -> Run:
         if not pins.get(key) and group[0].get("pins"):
             pins[key] = _pins_from_records(group, _run_settings(path))
     return Run(path, dict(grouped), pins)
+
+
+def _is_episode(record: Any) -> bool:
+    """Whether a results-file line has what rescoring and comparing read."""
+    if not isinstance(record, dict):
+        return False
+    actions = record.get("actions")
+    return (
+        isinstance(record.get("env_id"), str)
+        and isinstance(record.get("agent"), str)
+        and isinstance(record.get("index"), int)
+        and "task_id" in record
+        and "success" in record
+        and isinstance(actions, list)
+        and all(isinstance(a, str) for a in actions)
+        and isinstance(record.get("pins") or {}, dict)
+    )
 
 
 def _run_settings(path: Path) -> dict[str, Any]:

@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from representative_ids import every_id_the_rest_slow
 
 from genenv_gym.cli.main import main
@@ -119,3 +121,30 @@ def test_a_run_resumed_by_another_agent_keeps_both_agents_pins(tmp_path, capsys)
     out = capsys.readouterr().out
     assert out.startswith("env versions, data and evaluators: the same as the run's")
     assert "GenEnv-Digits-v0 (random): 8 episodes rescored, every verdict" in out
+
+
+#: JSON values a foreign or damaged results file may hold, records with keys of the wrong kinds included.
+FOREIGN = st.one_of(
+    st.none(),
+    st.integers(),
+    st.text(max_size=5),
+    st.dictionaries(
+        st.sampled_from(["env_id", "agent", "index", "task_id", "success", "actions", "pins", "x"]),
+        st.integers() | st.text(max_size=3) | st.lists(st.integers() | st.none(), max_size=2),
+        max_size=8,
+    ),
+)
+
+#: A well-formed episode of an env id that does not exist.
+LOOKS_LIKE_AN_EPISODE = {"env_id": "GenEnv-Nothing-v0", "agent": "a", "index": 0, "task_id": 1, "success": 0}
+LOOKS_LIKE_AN_EPISODE["actions"] = []
+
+
+@given(st.lists(FOREIGN, min_size=1, max_size=4) | st.lists(st.just(LOOKS_LIKE_AN_EPISODE), min_size=1))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_folder_of_foreign_lines_is_refused_with_a_message(tmp_path, capsys, lines):
+    (tmp_path / "episodes.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    for command in (["rescore", str(tmp_path)], ["compare", str(tmp_path), str(tmp_path)]):
+        assert main(command) in (1, 2)
+        err = capsys.readouterr().err.strip()
+        assert err and all(line.startswith(f"genenv {command[0]}: ") for line in err.splitlines())
