@@ -140,7 +140,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
     from genenv_gym.datasets.data_dir import MissingDataError
     from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
-    from genenv_gym.evaluation.pass_at_k import check_samples
+    from genenv_gym.evaluation.agents import is_llm_agent
+    from genenv_gym.evaluation.pass_at_k import check_samples, greedy_samples_warning
     from genenv_gym.registry.env_kwargs import check_env_kwargs, explain_make_error
 
     not_built: list[str] = []
@@ -164,6 +165,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 2
     _warn_ignored_options(args, env_ids)
+    greedy = greedy_samples_warning(args.samples, is_llm_agent(args.agent), args.temperature)
+    if greedy:
+        print(f"genenv eval: {greedy}", file=sys.stderr)
     results_path = None
     if args.out:
         out_dir = Path(args.out)

@@ -47,6 +47,16 @@ def check_samples(samples: int, env_ids: Iterable[str]) -> None:
         )
 
 
+def greedy_samples_warning(samples: int, llm_agent: bool, temperature: float) -> str | None:
+    """What to say when an LLM agent would sample every try greedily (k identical tries), else None."""
+    if samples > 1 and llm_agent and temperature == 0:
+        return (
+            f"--samples {samples} with --temperature 0: a greedy LLM agent gives the same reply every try, "
+            "so pass@k = pass^k = accuracy; sample with --temperature above 0"
+        )
+    return None
+
+
 def task_outcomes(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, tuple[int, int]]]:
     """category -> task id -> (samples, successes) over episode records."""
     counts: dict[str, dict[str, list[int]]] = {}

@@ -101,3 +101,11 @@ def test_an_llm_agent_samples_each_try_with_its_own_seed(batch_size, tmp_path):
     records = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
     assert sorted(seeds) == sorted(7 + r["pins"]["sample"] for r in records)
     assert {r["pins"]["sample"]: r["pins"]["sampling"]["seed"] for r in records} == {0: 7, 1: 8, 2: 9}
+
+
+def test_greedy_samples_of_an_llm_agent_are_warned_about():
+    from genenv_gym.evaluation.pass_at_k import greedy_samples_warning
+
+    assert "--temperature above 0" in greedy_samples_warning(4, True, 0.0)
+    assert greedy_samples_warning(4, True, 0.7) is None and greedy_samples_warning(4, False, 0.0) is None
+    assert greedy_samples_warning(1, True, 0.0) is None
