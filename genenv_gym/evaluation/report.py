@@ -100,38 +100,35 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         episodes = self.episodes
-        return (
-            {
-                "env_id": self.env_id,
-                "agent": self.agent,
-                "episodes": episodes,
-                "accuracy": self.accuracy,
-                "passed": self.passed,
-                "total": self.total,
-                "overall": self.overall,
-                "mean_reward": self.reward_sum / episodes if episodes else 0.0,
-                "mean_steps": self.steps_sum / episodes if episodes else 0.0,
-                "summary": self.summary,
-                "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
-                "error_examples": self.error_examples,
-                "levels": {
-                    str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
-                    for lvl in sorted(self.level_total)
-                },
-                "reference_failures": self.reference_failures,
-                "requests": self.requests,
-                "failed_requests": self.failed_requests,
-                "request_error": self.request_error,
-                "resumed": self.resumed,
-                "seconds": self.seconds,
-            }
-            | ({"screening": self.screening} if self.screening else {})
-            | self._pinned_fields()
-        )
+        return {
+            "env_id": self.env_id,
+            "agent": self.agent,
+            "episodes": episodes,
+            "accuracy": self.accuracy,
+            "passed": self.passed,
+            "total": self.total,
+            "overall": self.overall,
+            "mean_reward": self.reward_sum / episodes if episodes else 0.0,
+            "mean_steps": self.steps_sum / episodes if episodes else 0.0,
+            "summary": self.summary,
+            "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
+            "error_examples": self.error_examples,
+            "levels": {
+                str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
+                for lvl in sorted(self.level_total)
+            },
+            "reference_failures": self.reference_failures,
+            "requests": self.requests,
+            "failed_requests": self.failed_requests,
+            "request_error": self.request_error,
+            "resumed": self.resumed,
+            "seconds": self.seconds,
+        } | self._optional_fields()
 
-    def _pinned_fields(self) -> dict[str, Any]:
-        pinned = {"pins": self.pins} if self.pins else {}
-        return pinned | ({"samples": self.samples} if self.samples else {})
+    def _optional_fields(self) -> dict[str, Any]:
+        """The JSON fields a report has only when they say something: screening, pins, samples."""
+        fields = {"screening": self.screening, "pins": self.pins, "samples": self.samples}
+        return {key: value for key, value in fields.items() if value}
 
     def table(self) -> str:
         """A plain-text table: one row per category, the overall row, the summaries; levels for simulators.
