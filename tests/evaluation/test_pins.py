@@ -26,8 +26,6 @@ from genenv_gym.registry.manifest import Evaluator, all_manifests, load
 
 def test_every_env_class_declares_its_version_in_its_docstring():
     for entry in genenv_gym.ENV_ENTRIES:
-        if entry.entry_point.startswith("genenv_gym.envs.simulator_env"):
-            continue
         version = env_version(load(entry.entry_point))
         assert version is not None, f"{entry.entry_point} has no '## Version history' entry"
         assert entry.id.endswith(f"-{version}"), (entry.id, version)
