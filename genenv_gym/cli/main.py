@@ -140,6 +140,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
     from genenv_gym.datasets.data_dir import MissingDataError
     from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
+    from genenv_gym.evaluation.agents import is_llm_agent
+    from genenv_gym.evaluation.pass_at_k import check_samples, greedy_samples_warning
     from genenv_gym.registry.env_kwargs import check_env_kwargs, explain_make_error
 
     not_built: list[str] = []
@@ -155,6 +157,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     try:
         check_agent(args.agent)
+        check_samples(args.samples, env_ids)
         env_kwargs = _env_kwargs(args) or {}
         for env_id in env_ids:
             check_env_kwargs(env_id, env_kwargs)
@@ -162,6 +165,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 2
     _warn_ignored_options(args, env_ids)
+    greedy = greedy_samples_warning(args.samples, is_llm_agent(args.agent), args.temperature)
+    if greedy:
+        print(f"genenv eval: {greedy}", file=sys.stderr)
     results_path = None
     if args.out:
         out_dir = Path(args.out)
@@ -203,6 +209,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     backend=backend,
                     llm_kwargs=llm_kwargs if backend is not None else None,
                     batch_size=args.batch_size,
+                    samples=args.samples,
                 )
             except (MissingDataError, ImportError) as error:
                 if not args.suite:
@@ -391,6 +398,14 @@ def build_parser() -> argparse.ArgumentParser:
     eval_parser.add_argument("--limit", type=int, default=None, help="at most N tasks per category")
     eval_parser.add_argument("--episodes", type=int, default=None, help="episodes on simulator envs (100)")
     eval_parser.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="K",
+        help="benchmark envs: K independent tries of every task; reports pass@K, pass^K (all K tries "
+        "succeed) and the per-task success rate with its spread (default: 1)",
+    )
+    eval_parser.add_argument(
         "--fetch",
         action="store_true",
         help="fetch a benchmark's data first when it is missing (genenv data fetch); without it, a fresh "
@@ -460,13 +475,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-kwargs", metavar="JSON", help="gymnasium.make arguments, as a JSON object"
     )
     export_parser.set_defaults(func=cmd_export)
+    from genenv_gym.cli.compare import add_compare_command
     from genenv_gym.cli.data import add_data_command
+    from genenv_gym.cli.rescore import add_rescore_command
     from genenv_gym.cli.train import add_train_command
     from genenv_gym.serve.cli import add_serve_command
 
     add_train_command(commands)
     add_data_command(commands)
     add_serve_command(commands)
+    add_rescore_command(commands)
+    add_compare_command(commands)
     return parser
 
 

@@ -20,9 +20,15 @@ screening decided (``EvalReport.screening``: tasks written, accepted, rejected b
 ``batch_size > 1`` plays an LLM agent on several copies of a benchmark env at once, with one batched
 backend call per step of all of them (the hf and sglang backends generate the batch together).
 
+Every record and report is pinned (``pins``: the env version, the task's data fingerprint, the evaluator and
+its code, the agent and its sampling settings, the package version); ``samples=k`` plays every task k times
+(``pass_at_k``: pass@k, pass^k, the per-task success rate); ``rescore`` judges a stored run again without
+the agent and ``compare`` compares two runs over their shared tasks (docs/reproducible_scores.md).
+
 The modules: ``play`` (``evaluate`` and the episodes), ``report`` (``EvalReport``, its table and CSV, the
-overview), ``results_file`` (the resumable JSON Lines file), ``agents`` (checking an agent name, the
-backend built once). Every public name is importable from this package.
+overview), ``results_file`` (the resumable JSON Lines file, a run folder read back), ``agents`` (checking an
+agent name, the backend built once), ``pins``, ``pass_at_k``, ``rescore``, ``compare``. Every public name of
+the first four is importable from this package.
 """
 
 from genenv_gym.evaluation.agents import (

@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from genenv_gym.agents.scripted import make_agent
+from genenv_gym.evaluation.pins import sample_seed
 from genenv_gym.suggest import unknown_choice
 
 SCRIPTED_AGENTS = ("oracle", "random")
@@ -45,10 +46,19 @@ class EvalAgent:
             self.agent: Any = LLMAgent.for_env(env, backend if backend is not None else agent, **llm_kwargs)
         else:
             self.agent = make_agent(agent, env, seed)
+        self.params = getattr(self.agent, "params", None)
 
-    def start(self, episode: int) -> None:
+    def start(self, episode: int, sample: int = 0) -> None:
+        """Before plan episode ``episode`` (the ``sample``-th try of its task): scripted agents draw from a
+        generator seeded by ``[seed, episode]``, LLM agents sample with the sample's seed."""
         if hasattr(self.agent, "rng"):
             self.agent.rng = np.random.default_rng([self.seed, episode])
+        self.start_sample(sample)
+
+    def start_sample(self, sample: int) -> None:
+        """LLM agents: sample with ``sample_seed(seed, sample)`` from now on (the base seed at sample 0)."""
+        if self.params is not None and getattr(self.params, "seed", None) is not None:
+            self.agent.params = self.params.with_(seed=sample_seed(self.params.seed, sample))
 
     def act(self, observation: str, info: Mapping[str, Any]) -> str:
         return self.agent.act(observation, info)

@@ -16,6 +16,8 @@ import gymnasium as gym
 
 from genenv_gym.agents.backends.progress import reporting_generation
 from genenv_gym.evaluation.agents import EvalAgent, check_agent, is_llm_agent, request_failure
+from genenv_gym.evaluation.pass_at_k import check_samples, sample_stats
+from genenv_gym.evaluation.pins import RunPins, sampling_settings
 from genenv_gym.evaluation.report import EvalReport, screening_summary
 from genenv_gym.evaluation.results_file import ResumeError, open_results, previous_episodes
 from genenv_gym.progress import Progress
@@ -24,7 +26,8 @@ from genenv_gym.progress import Progress
 ERROR_CHARS_KEPT = 1000
 
 
-def _plan(env: gym.Env, limit: int | None, episodes: int) -> list[dict[str, Any] | None]:
+def _plan(env: gym.Env, limit: int | None, episodes: int, samples: int = 1) -> list[dict[str, Any] | None]:
+    """The reset options of every episode in order: each task once per sample, sample after sample."""
     tasks = getattr(env.unwrapped, "tasks", None)
     if tasks is None:
         return [None] * episodes
@@ -34,7 +37,7 @@ def _plan(env: gym.Env, limit: int | None, episodes: int) -> list[dict[str, Any]
         if limit is None or per_category[task.category] < limit:
             per_category[task.category] += 1
             plan.append({"task_id": task.id})
-    return plan
+    return plan * samples
 
 
 def _play(
@@ -59,7 +62,7 @@ def _play(
         obs, reward, terminated, truncated, step_info = env.step(action)
         reward_sum += float(reward)
         done = terminated or truncated
-    record = _episode_record(info, step_info, reward_sum, played)
+    record = episode_record(info, step_info, reward_sum, played)
     if agent is not None and _sends_requests(agent.agent):
         record.update(_request_counts(len(played), failures))
     return record
@@ -78,7 +81,7 @@ def _request_counts(requests: int, failures: list[str]) -> dict[str, Any]:
     return counts
 
 
-def _episode_record(
+def episode_record(
     first_info: Mapping[str, Any], last_info: Mapping[str, Any], reward: float, actions: list[str]
 ) -> dict[str, Any]:
     """What an evaluation keeps of one finished episode (``first_info`` from its reset, ``last_info`` from
@@ -110,6 +113,7 @@ def evaluate(
     backend: Any = None,
     llm_kwargs: dict[str, Any] | None = None,
     batch_size: int = 1,
+    samples: int = 1,
 ) -> EvalReport:
     """Play ``agent_name`` on ``env_id`` and score it (see the module docstring).
 
@@ -128,14 +132,20 @@ def evaluate(
         batch_size: LLM agents on benchmark envs: episodes played at once on as many env copies, with one
             batched backend call per step (simulator envs always run one episode at a time: their
             curriculum is sequential).
+        samples: benchmark envs: independent tries of every task (``pass_at_k``: pass@k, pass^k); the
+            plan plays every task once per sample, sample after sample.
     """
     check_agent(agent_name)
+    check_samples(samples, [env_id])
     start = time.monotonic()
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
         agent = EvalAgent(agent_name, env, seed, backend, **(llm_kwargs or {}))
         report = EvalReport(env_id, agent_name, simulator=getattr(env.unwrapped, "tasks", None) is None)
-        plan = _plan(env, limit, episodes)
+        plan = _plan(env, limit, episodes, samples)
+        per_sample = len(plan) // samples
+        params = (llm_kwargs or {}).get("params") if is_llm_agent(agent_name) else None
+        pins = RunPins(env, env_id, agent_name, env_kwargs, seed, samples, sampling_settings(params))
         done = previous_episodes(results_path, env_id, agent_name, plan) if resume and results_path else {}
         records: dict[int, dict[str, Any]] = {}
         out = open_results(results_path)
@@ -146,10 +156,10 @@ def evaluate(
                 copies = [env] + [
                     gym.make(env_id, **(env_kwargs or {})) for _ in range(min(batch_size, len(todo)) - 1)
                 ]
-                episodes_iter = _batched_episodes(copies, agent.agent, plan, todo)
+                episodes_iter = _batched_rounds(copies, agent, plan, todo, per_sample)
             else:
                 episodes_iter = _sequential_episodes(
-                    env, agent, plan, done, seed, report.simulator, results_path
+                    env, agent, plan, done, seed, report.simulator, results_path, per_sample
                 )
             total = len(plan) - (len(done) if batched else 0)
             bar = Progress(total, f"{env_id} {agent_name}", enabled=show_progress)
@@ -159,7 +169,10 @@ def evaluate(
                 for index, played in bar.iterate(episodes_iter):
                     if played is None:  # a finished episode of the earlier run
                         continue
+                    task = getattr(env.unwrapped, "task", None) if report.simulator else None
+                    sample = index // per_sample
                     record = {"env_id": env_id, "agent": agent_name, "index": index, **played}
+                    record["pins"] = pins.episode(played.get("task_id"), task, sample)
                     records[index] = record
                     if out is not None:
                         out.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -170,23 +183,37 @@ def evaluate(
         finally:
             if out is not None:
                 out.close()
-        for index in sorted({**done, **records}):  # plan order, whatever order episodes ended in
-            report.add(records.get(index) or done[index])
-        report.resumed = len(done)
-        domain = env.unwrapped.domain
-        report.summary = domain.summarize(report.accuracy, report.total)
+        # plan order, whatever order episodes ended in
         ordered = [records.get(index) or done[index] for index in sorted({**done, **records})]
-        report.summary.update(domain.summarize_metrics([r.get("metrics") or {} for r in ordered]))
-        failures = domain.reference_failures()
-        for record in ordered:
-            if record.get("task_id") in failures:
-                category = str(record["category"])
-                report.reference_failures[category] = report.reference_failures.get(category, 0) + 1
+        for record in done.values():
+            if record.get("pins"):
+                pins.played.setdefault(record["task_id"], record["pins"].get("data"))
+        score_records(report, env.unwrapped.domain, ordered, samples)
+        report.resumed = len(done)
+        report.pins = pins.report()
         report.screening = screening_summary(getattr(env.unwrapped, "simulator", None))
         report.seconds = time.monotonic() - start
         return report
     finally:
         env.close()
+
+
+def score_records(
+    report: EvalReport, domain: Any, ordered: list[dict[str, Any]], samples: int = 1
+) -> EvalReport:
+    """Count episode records (in plan order) into ``report``: per category and level, the domain's
+    summaries, the reference-answer defects, pass@k and pass^k when there are several samples."""
+    for record in ordered:
+        report.add(record)
+    report.summary = domain.summarize(report.accuracy, report.total)
+    report.summary.update(domain.summarize_metrics([r.get("metrics") or {} for r in ordered]))
+    failures = domain.reference_failures()
+    for record in ordered:
+        if record.get("task_id") in failures:
+            category = str(record["category"])
+            report.reference_failures[category] = report.reference_failures.get(category, 0) + 1
+    report.samples = sample_stats(ordered, samples) if samples > 1 else {}
+    return report
 
 
 def _sequential_episodes(
@@ -197,6 +224,7 @@ def _sequential_episodes(
     seed: int,
     simulator: bool,
     results_path: str | Path | None,
+    per_sample: int,
 ) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """``(index, episode)`` in plan order; ``None`` for an episode the earlier run finished."""
     for i in range(len(plan)):
@@ -212,8 +240,17 @@ def _sequential_episodes(
                     )
             yield i, None
             continue
-        agent.start(i)
+        agent.start(i, i // per_sample)
         yield i, _play(env, agent, reset_args, None)
+
+
+def _batched_rounds(
+    envs: list[gym.Env], agent: EvalAgent, plan: list[dict[str, Any] | None], todo: list[int], per_sample: int
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``_batched_episodes`` one sample after another, each with its own sampling seed."""
+    for sample in sorted({i // per_sample for i in todo}):
+        agent.start_sample(sample)
+        yield from _batched_episodes(envs, agent.agent, plan, [i for i in todo if i // per_sample == sample])
 
 
 def _batched_episodes(
@@ -252,6 +289,6 @@ def _batched_episodes(
             state["obs"], state["info"] = obs, info
             if terminated or truncated:
                 del active[slot]
-                record = _episode_record(state["first"], info, state["reward"], state["actions"])
+                record = episode_record(state["first"], info, state["reward"], state["actions"])
                 record.update(_request_counts(len(state["actions"]), state["failures"]))
                 yield state["index"], record

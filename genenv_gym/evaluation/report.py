@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from genenv_gym.evaluation.pass_at_k import sample_csv_rows, sample_lines
+
 #: Rejection reasons of an LLM simulator shown under the table (the JSON report keeps ``TOP_REASONS_KEPT``).
 TOP_REASONS_SHOWN = 5
 TOP_REASONS_KEPT = 20
@@ -50,6 +52,10 @@ class EvalReport:
     screening: dict[str, Any] = field(default_factory=dict)
     #: error type -> its first episode: ``{"task_id", "reply" (its last action), "error" (the env's reason)}``
     error_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What the run is pinned to (``evaluation.pins.RunPins.report``).
+    pins: dict[str, Any] = field(default_factory=dict)
+    #: ``--samples k`` > 1: pass@k, pass^k and the per-task success rate (``evaluation.pass_at_k``).
+    samples: dict[str, Any] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -117,7 +123,12 @@ class EvalReport:
             "request_error": self.request_error,
             "resumed": self.resumed,
             "seconds": self.seconds,
-        } | ({"screening": self.screening} if self.screening else {})
+        } | self._optional_fields()
+
+    def _optional_fields(self) -> dict[str, Any]:
+        """The JSON fields a report has only when they say something: screening, pins, samples."""
+        fields = {"screening": self.screening, "pins": self.pins, "samples": self.samples}
+        return {key: value for key, value in fields.items() if value}
 
     def table(self) -> str:
         """A plain-text table: one row per category, the overall row, the summaries; levels for simulators.
@@ -133,6 +144,7 @@ class EvalReport:
             )
         passed, total = sum(self.passed.values()), sum(self.total.values())
         rows.append(f"{'overall':<{width}}{passed:>8}{total:>8}{100 * self.overall:>9.1f}%")
+        rows += sample_lines(self.samples, width)
         rows += [f"{name:<{summary_width}}{100 * value:>9.1f}%" for name, value in self.summary.items()]
         if self.simulator:
             rows.append(f"{'level':<{width}}{'passed':>8}{'total':>8}{'accuracy':>10}")
@@ -197,7 +209,7 @@ class EvalReport:
                 | {"passed": self.level_passed[level], "total": self.level_total[level], "accuracy": accuracy}
                 for level, accuracy in self.level_accuracy.items()
             ]
-        return rows
+        return rows + sample_csv_rows(self.env_id, self.agent, self.samples)
 
 
 CSV_FIELDS = ("env_id", "agent", "group", "name", "passed", "total", "accuracy")

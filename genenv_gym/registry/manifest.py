@@ -59,6 +59,23 @@ class Extra:
 
 
 @dataclass(frozen=True)
+class Evaluator:
+    """What judges a benchmark's episodes, as a run's records pin it (``genenv_gym.evaluation.pins``).
+
+    Attributes:
+        name: the official evaluator this checker mirrors (``bfcl-eval``), or our own checker's name.
+        version: the official package's version (or the commit of the official code), or our checker's own
+            version where no official one is mirrored; raise it when a verdict may change.
+        modules: the modules whose code decides a verdict; their source is hashed into the pin, so an
+            edited checker is noticed even when nobody raised ``version``.
+    """
+
+    name: str
+    version: str
+    modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PaperColumn:
     """One benchmark column of the GenEnv paper's Table 1.
 
@@ -89,6 +106,7 @@ class Manifest:
         source: where its data comes from and what a complete copy holds (None: it reads no data files).
         extra: the pip extra its envs need beyond the core (None: none).
         paper_columns: the columns of the paper's Table 1 that its envs measure.
+        evaluator: what judges its episodes (None: nothing pins its verdicts).
     """
 
     package: str
@@ -98,6 +116,7 @@ class Manifest:
     source: Source | None = None
     extra: Extra | None = None
     paper_columns: tuple[PaperColumn, ...] = ()
+    evaluator: Evaluator | None = None
 
 
 @cache

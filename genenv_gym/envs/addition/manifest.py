@@ -5,11 +5,19 @@ from __future__ import annotations
 from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, ClientParams
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Manifest
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest
+
+#: What judges its episodes (its records pin it): our own checker (no official evaluator).
+EVALUATOR = Evaluator(
+    "genenv-gym padded-addition exact match",
+    "1",
+    ("genenv_gym.envs.addition.domain", "genenv_gym.envs.one_line_answer"),
+)
 
 MANIFEST = Manifest(
     package="addition",
     order=7,
+    evaluator=EVALUATOR,
     entries=(
         EnvEntry(
             "GenEnv-PaddedAddition-v0",

@@ -7,7 +7,7 @@ from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Text
 from genenv_gym.registry.data_source import DownloadScript, Source
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
 
@@ -76,9 +76,26 @@ SOURCE = Source(
 #: The admissible commands of a state: up to 64 become CandidateActions' choices.
 _CANDIDATES = 64
 
+#: What judges its episodes (its records pin it): a win in ALFWorld 0.4.2's engine (textworld 1.7.0).
+EVALUATOR = Evaluator(
+    "alfworld",
+    "0.4.2",
+    (
+        "genenv_gym.envs.alfworld.domain",
+        "genenv_gym.envs.alfworld.step_domain",
+        "genenv_gym.envs.alfworld.episode",
+        "genenv_gym.envs.alfworld.engine",
+        "genenv_gym.envs.alfworld.commands",
+        "genenv_gym.envs.alfworld.pddl_state",
+        "genenv_gym.envs.alfworld.game_logic",
+        "genenv_gym.envs.alfworld.textgen_fast",
+    ),
+)
+
 MANIFEST = Manifest(
     package="alfworld",
     order=1,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec(

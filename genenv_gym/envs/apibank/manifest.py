@@ -6,7 +6,7 @@ from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
 from genenv_gym.registry.data_source import GitHubFiles, Source
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.apibank.env:APIBankEnv"
 
@@ -86,9 +86,35 @@ SOURCE = Source(
     label="API-Bank",
 )
 
+#: What judges its episodes (its records pin it): the official evaluation code at the commit the data comes
+#: from.
+EVALUATOR = Evaluator(
+    "API-Bank (DAMO-ConvAI)",
+    "483554eae102996f5ec1f4feab4e78ef29c2a394",
+    (
+        "genenv_gym.envs.apibank.domain",
+        "genenv_gym.envs.apibank.dialogue",
+        "genenv_gym.envs.apibank.official",
+        "genenv_gym.envs.apibank.official_checks",
+        "genenv_gym.envs.apibank.official_tool_search",
+        "genenv_gym.envs.apibank.corrected",
+        "genenv_gym.envs.apibank.extraction",
+        "genenv_gym.envs.apibank.registry",
+        "genenv_gym.envs.apibank.signatures",
+        "genenv_gym.envs.apibank.world",
+        "genenv_gym.envs.apibank.apis_personal",
+        "genenv_gym.envs.apibank.apis_services",
+        "genenv_gym.envs.apibank.apis_info",
+        "genenv_gym.envs.apibank.rouge_score",
+        "genenv_gym.envs.apibank.retrieval",
+        "genenv_gym.envs.apibank.translate_languages",
+    ),
+)
+
 MANIFEST = Manifest(
     package="apibank",
     order=3,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec(

@@ -6,7 +6,7 @@ from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Real
 from genenv_gym.registry.data_source import Source, Urls
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
 
 #: The Search-R1 loop's budget and grading, a client's choice; the retriever (its corpus path or server
 #: URL) is the operator's.
@@ -61,9 +61,25 @@ SOURCE = Source(
     label="Bamboogle",
 )
 
+#: What judges its episodes (its records pin it): our checker of Search-R1's exact match (no official
+#: package).
+EVALUATOR = Evaluator(
+    "Search-R1 exact match",
+    "1",
+    (
+        "genenv_gym.envs.bamboogle.domain",
+        "genenv_gym.envs.bamboogle.episode",
+        "genenv_gym.envs.bamboogle.extraction",
+        "genenv_gym.envs.bamboogle.metrics",
+        "genenv_gym.envs.bamboogle.world",
+        "genenv_gym.envs.bamboogle.retrieval",
+    ),
+)
+
 MANIFEST = Manifest(
     package="bamboogle",
     order=4,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec("bamboogle", "genenv_gym.envs.bamboogle.domain:BamboogleDomain"),

@@ -7,7 +7,7 @@ from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams
 from genenv_gym.registry.data_source import PipWheel, Source
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest
 
 BFCL_EVAL_VERSION = "2026.3.23"
 _ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
@@ -68,9 +68,30 @@ SOURCE = Source(
     label="BFCL",
 )
 
+#: What judges its episodes (its records pin it): the reimplementation of bfcl-eval's AST checker and
+#: decoders.
+EVALUATOR = Evaluator(
+    "bfcl-eval",
+    BFCL_EVAL_VERSION,
+    (
+        "genenv_gym.envs.bfcl.domain",
+        "genenv_gym.envs.bfcl.checker",
+        "genenv_gym.envs.bfcl.answer_index",
+        "genenv_gym.envs.bfcl.decode",
+        "genenv_gym.envs.bfcl.decode_errors",
+        "genenv_gym.envs.bfcl.output_text",
+        "genenv_gym.envs.bfcl.safe_arithmetic",
+        "genenv_gym.envs.bfcl.literal_calls",
+        "genenv_gym.envs.bfcl.java_js",
+        "genenv_gym.envs.bfcl.safe_regex",
+        "genenv_gym.envs.bfcl.categories",
+    ),
+)
+
 MANIFEST = Manifest(
     package="bfcl",
     order=0,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from genenv_gym.envs.bfcl.manifest import BFCL_EVAL_VERSION
 from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Flag, Integer
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Extra, Manifest, PaperColumn
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
 
 _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
 
@@ -77,9 +78,35 @@ ENTRIES: tuple[EnvEntry, ...] = (
     ),
 )
 
+#: What judges its episodes (its records pin it): bfcl-eval's multi-turn checker (state and response checks)
+#: over our copies of its API classes.
+EVALUATOR = Evaluator(
+    "bfcl-eval",
+    BFCL_EVAL_VERSION,
+    (
+        "genenv_gym.envs.bfcl_multiturn.domain",
+        "genenv_gym.envs.bfcl_multiturn.episode",
+        "genenv_gym.envs.bfcl_multiturn.checker",
+        "genenv_gym.envs.bfcl_multiturn.executor",
+        "genenv_gym.envs.bfcl_multiturn.calls",
+        "genenv_gym.envs.bfcl_multiturn.module_calls",
+        "genenv_gym.envs.bfcl_multiturn.state_copy",
+        "genenv_gym.envs.bfcl_multiturn.long_context",
+        "genenv_gym.envs.bfcl_multiturn.gorilla_file_system",
+        "genenv_gym.envs.bfcl_multiturn.math_api",
+        "genenv_gym.envs.bfcl_multiturn.message_api",
+        "genenv_gym.envs.bfcl_multiturn.posting_api",
+        "genenv_gym.envs.bfcl_multiturn.ticket_api",
+        "genenv_gym.envs.bfcl_multiturn.trading_bot",
+        "genenv_gym.envs.bfcl_multiturn.travel_api",
+        "genenv_gym.envs.bfcl_multiturn.vehicle_control",
+    ),
+)
+
 MANIFEST = Manifest(
     package="bfcl_multiturn",
     order=5,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec(

@@ -6,11 +6,19 @@ from genenv_gym.envs.digits.domain import DigitsDomain
 from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, ClientParams
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Manifest
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest
+
+#: What judges its episodes (its records pin it): our own checker (no official evaluator).
+EVALUATOR = Evaluator(
+    "genenv-gym digits exact match",
+    "1",
+    ("genenv_gym.envs.digits.domain", "genenv_gym.envs.one_line_answer"),
+)
 
 MANIFEST = Manifest(
     package="digits",
     order=2,
+    evaluator=EVALUATOR,
     entries=(
         EnvEntry(
             "GenEnv-Digits-v0",

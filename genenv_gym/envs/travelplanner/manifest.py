@@ -6,7 +6,7 @@ from genenv_gym.envs.simulator_env_params import simulator_env_params
 from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
 from genenv_gym.registry.data_source import GitHubFiles, Source, Urls
 from genenv_gym.registry.env_entry import EnvEntry
-from genenv_gym.registry.manifest import DomainSpec, Manifest, PaperColumn
+from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest, PaperColumn
 
 #: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params): a split by its name, never
 #: a path.
@@ -85,9 +85,30 @@ SOURCE = Source(
     label="TravelPlanner",
 )
 
+#: What judges its episodes (its records pin it): the official evaluation scripts at the commit the database
+#: comes from.
+EVALUATOR = Evaluator(
+    "TravelPlanner",
+    "3038ffd4aae5266cf5595c905f8bb4011cb39f86",
+    (
+        "genenv_gym.envs.travelplanner.domain",
+        "genenv_gym.envs.travelplanner.evaluate",
+        "genenv_gym.envs.travelplanner.commonsense",
+        "genenv_gym.envs.travelplanner.hard",
+        "genenv_gym.envs.travelplanner.plan_parsing",
+        "genenv_gym.envs.travelplanner.database",
+        "genenv_gym.envs.travelplanner.tools_domain",
+        "genenv_gym.envs.travelplanner.tools_episode",
+        "genenv_gym.envs.travelplanner.tools",
+        "genenv_gym.envs.travelplanner.action",
+        "genenv_gym.envs.travelplanner.sandbox",
+    ),
+)
+
 MANIFEST = Manifest(
     package="travelplanner",
     order=6,
+    evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
         DomainSpec("travelplanner", "genenv_gym.envs.travelplanner.domain:TravelPlannerDomain"),
