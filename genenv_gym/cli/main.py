@@ -87,14 +87,20 @@ def _warn_ignored_options(args: argparse.Namespace, env_ids: Sequence[str]) -> N
             )
 
 
-def _on_fixtures(error: MissingDataError, env_kwargs: dict, args: argparse.Namespace) -> dict | None:
-    """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed."""
+def _on_fixtures(
+    error: MissingDataError, env_kwargs: dict, args: argparse.Namespace, noticed: set[str]
+) -> dict | None:
+    """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed (never
+    for the paper's protocol); the notice is printed once per benchmark (``noticed``)."""
     from genenv_gym.datasets.data_dir import fixtures_instead
 
-    fixtures = None if args.suite else fixtures_instead(error, env_kwargs.get("data_dir"))
+    fixtures = None if args.suite == "paper" else fixtures_instead(error, env_kwargs.get("data_dir"))
     if fixtures is None:
         return None
     benchmark = error.benchmark
+    if benchmark in noticed:
+        return {**env_kwargs, "data_dir": str(fixtures)}
+    noticed.add(benchmark)
     print(
         f"genenv eval: no {benchmark} data installed: running on the small fixtures shipped with the "
         f"package, not the benchmark (get the real data with --fetch or 'genenv data fetch {benchmark}')",
@@ -119,8 +125,11 @@ def _fetch_for(error: Exception, env_kwargs: dict) -> bool:
         return False
 
 
-def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace, **kwargs) -> Any:
-    """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README)."""
+def _evaluate_with_data(
+    env_id: str, env_kwargs: dict, args: argparse.Namespace, noticed: set[str], **kwargs
+) -> Any:
+    """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README; the
+    report's ``on_fixtures`` then names the benchmark)."""
     from genenv_gym.datasets.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.evaluation import evaluate
 
@@ -130,16 +139,20 @@ def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace,
     except MissingDataError as error:
         if args.fetch and _fetch_for(error, env_kwargs):
             return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
-        fixtures = None if args.fetch else _on_fixtures(error, env_kwargs, args)
+        fixtures = None if args.fetch else _on_fixtures(error, env_kwargs, args, noticed)
         if fixtures is None:
             raise
-        return evaluate(env_id, env_kwargs=fixtures, **kwargs)
+        report = evaluate(env_id, env_kwargs=fixtures, **kwargs)
+        report.on_fixtures = error.benchmark
+        return report
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
+    from genenv_gym.cli.output_paths import OutputPathError, check_eval_outputs
     from genenv_gym.datasets.data_dir import MissingDataError
-    from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
+    from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, write_csv
+    from genenv_gym.evaluation.suite_overview import EXIT_NOT_ALL_ON_DATA, SuiteOutcomes
     from genenv_gym.registry.env_kwargs import check_env_kwargs, explain_make_error
 
     not_built: list[str] = []
@@ -173,17 +186,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "run.json").write_text(json.dumps(vars(args), default=str, indent=2), encoding="utf-8")
     elif args.resume:
         print("genenv eval: --resume needs --out DIR (the run's folder)", file=sys.stderr)
         return 2
+    try:
+        check_eval_outputs(args)
+    except OutputPathError as error:
+        print(f"genenv eval: {error}", file=sys.stderr)
+        return 2
+    if args.out:
+        (out_dir / "run.json").write_text(json.dumps(vars(args), default=str, indent=2), encoding="utf-8")
     llm_kwargs = {
         "params": SamplingParams(
             temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed
         )
     }
-    reports, missing = [], {}
+    outcomes = SuiteOutcomes(env_ids, env_kwargs.get("data_dir"))
+    reports, missing, noticed = outcomes.reports, outcomes.not_run, set()
     env_id = ""
     try:
         backend = make_backend_once(args.agent)
@@ -193,6 +212,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     env_id,
                     env_kwargs,
                     args,
+                    noticed,
                     agent_name=args.agent,
                     limit=args.limit,
                     episodes=args.episodes or 100,
@@ -207,13 +227,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             except (MissingDataError, ImportError) as error:
                 if not args.suite:
                     raise
-                missing[env_id] = _missing_line(error, env_kwargs)
-                print(f"\n{env_id}: not run: {missing[env_id]}", file=sys.stderr)
+                outcomes.missed(env_id, error)
                 continue
             resumed = f" ({report.resumed} episodes from the earlier run)" if report.resumed else ""
             print(f"\n{env_id} — agent {args.agent}{resumed}")
             print(report.table())
-            reports.append(report)
+            outcomes.played(report)
     except (MissingDataError, BackendError, ResumeError, ImportError) as error:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 1
@@ -223,10 +242,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ngenenv eval: {_where_interrupted(env_id, env_ids, reports, args)}", file=sys.stderr)
         return 130
-    if len(reports) > 1:
-        print("\n" + overview_table(reports))
+    if len(dict.fromkeys(env_ids)) > 1:
+        print("\n" + outcomes.overview())
     failed = _failed_requests_summary(reports)
     if args.suite == "paper":
+        missing = {env_id: _missing_line(error, env_kwargs) for env_id, error in outcomes.errors.items()}
         _print_paper_table(args.agent, reports, missing, not_built)
     written = []
     json_paths = [args.json] + ([Path(args.out) / "report.json"] if args.out else [])
@@ -243,6 +263,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"genenv eval: {failed}", file=sys.stderr)
         if all(r.failed_requests == r.requests for r in reports if r.requests):
             return 1
+    if not outcomes.all_on_data:
+        print(f"genenv eval: {outcomes.closing_line()}", file=sys.stderr)
+        return EXIT_NOT_ALL_ON_DATA
     return 0
 
 
@@ -314,12 +337,15 @@ def _print_paper_table(agent: str, reports: list, missing: dict[str, str], not_b
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from genenv_gym.cli.output_paths import output_file
     from genenv_gym.datasets.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.export import export
 
     if _unknown_envs([args.env], "export"):
         return 2
     try:
+        if args.out:
+            output_file(args.out, "--out")
         with without_fixture_fallback():  # training data is the benchmark's or nothing, never the fixtures
             result = export(
                 args.env,

@@ -50,6 +50,8 @@ class EvalReport:
     screening: dict[str, Any] = field(default_factory=dict)
     #: error type -> its first episode: ``{"task_id", "reply" (its last action), "error" (the env's reason)}``
     error_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The benchmark whose small shipped fixtures stood in for its missing data ("": the env's own data).
+    on_fixtures: str = ""
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -94,30 +96,34 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         episodes = self.episodes
-        return {
-            "env_id": self.env_id,
-            "agent": self.agent,
-            "episodes": episodes,
-            "accuracy": self.accuracy,
-            "passed": self.passed,
-            "total": self.total,
-            "overall": self.overall,
-            "mean_reward": self.reward_sum / episodes if episodes else 0.0,
-            "mean_steps": self.steps_sum / episodes if episodes else 0.0,
-            "summary": self.summary,
-            "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
-            "error_examples": self.error_examples,
-            "levels": {
-                str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
-                for lvl in sorted(self.level_total)
-            },
-            "reference_failures": self.reference_failures,
-            "requests": self.requests,
-            "failed_requests": self.failed_requests,
-            "request_error": self.request_error,
-            "resumed": self.resumed,
-            "seconds": self.seconds,
-        } | ({"screening": self.screening} if self.screening else {})
+        return (
+            {
+                "env_id": self.env_id,
+                "agent": self.agent,
+                "episodes": episodes,
+                "accuracy": self.accuracy,
+                "passed": self.passed,
+                "total": self.total,
+                "overall": self.overall,
+                "mean_reward": self.reward_sum / episodes if episodes else 0.0,
+                "mean_steps": self.steps_sum / episodes if episodes else 0.0,
+                "summary": self.summary,
+                "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
+                "error_examples": self.error_examples,
+                "levels": {
+                    str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
+                    for lvl in sorted(self.level_total)
+                },
+                "reference_failures": self.reference_failures,
+                "requests": self.requests,
+                "failed_requests": self.failed_requests,
+                "request_error": self.request_error,
+                "resumed": self.resumed,
+                "seconds": self.seconds,
+            }
+            | ({"screening": self.screening} if self.screening else {})
+            | ({"on_fixtures": self.on_fixtures} if self.on_fixtures else {})
+        )
 
     def table(self) -> str:
         """A plain-text table: one row per category, the overall row, the summaries; levels for simulators.
@@ -255,14 +261,24 @@ def screening_lines(screening: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def overview_table(reports: Iterable[EvalReport]) -> str:
-    """One row per env: episodes, overall accuracy, mean reward."""
-    reports = list(reports)
-    width = max([len("env"), *(len(r.env_id) for r in reports)])
-    rows = [f"{'env':<{width}}  {'agent':<20}{'episodes':>9}{'accuracy':>10}{'reward':>9}"]
+def overview_table(
+    reports: Iterable[EvalReport],
+    data: Mapping[str, str] | None = None,
+    not_run: Mapping[str, str] | None = None,
+) -> str:
+    """One row per env: episodes, overall accuracy, mean reward; with ``data`` (env id -> what it ran on) a
+    last column saying so, and one row per id of ``not_run`` (env id -> why)."""
+    reports, not_run = list(reports), dict(not_run or {})
+    width = max([len("env"), *(len(r.env_id) for r in reports), *(len(i) for i in not_run)])
+    last = "  data" if data is not None or not_run else ""
+    rows = [f"{'env':<{width}}  {'agent':<20}{'episodes':>9}{'accuracy':>10}{'reward':>9}{last}"]
     for r in reports:
         reward = r.to_dict()["mean_reward"]
+        note = f"  {data.get(r.env_id, '')}" if last and data else ""
         rows.append(
             f"{r.env_id:<{width}}  {r.agent[:19]:<20}{r.episodes:>9}{100 * r.overall:>9.1f}%{reward:>9.3f}"
+            + note
         )
+    dashes = f"{'':<20}{'-':>9}{'-':>10}{'-':>9}"
+    rows += [f"{env_id:<{width}}  {dashes}  not run: {why}" for env_id, why in not_run.items()]
     return "\n".join(rows)
