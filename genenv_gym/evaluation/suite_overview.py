@@ -15,9 +15,9 @@ from genenv_gym.evaluation.report import EvalReport, overview_table
 ON_DATA = "its data"
 ON_FIXTURES = "fixtures, not the benchmark"
 
-#: ``genenv eval``'s exit status when the run finished but some requested id ran on the shipped fixtures or
-#: did not run (0: every requested id ran on its data; 1: an error stopped the run or no model request
-#: succeeded; 2: a usage error, before any work).
+#: ``genenv eval --suite``'s exit status when the run finished but some requested id ran on the shipped
+#: fixtures or did not run (0: every requested id ran on its data; 1: an error stopped the run or no model
+#: request succeeded; 2: a usage error, found before any work; 130: interrupted).
 EXIT_NOT_ALL_ON_DATA = 3
 
 _INSTALL_LINE = re.compile(r"pip install '[^']+'")

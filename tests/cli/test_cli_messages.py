@@ -185,10 +185,10 @@ def test_suite_paper_prints_table_one_with_every_column_and_the_published_rows(s
 def test_suite_all_runs_every_benchmark_id_and_reports_the_ones_without_data(monkeypatch, capsys):
     monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
     monkeypatch.setenv("ALFWORLD_DATA", str(FIXTURES_DIR / "nowhere"))
-    assert main(["eval", "--suite", "all", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    assert main(["eval", "--suite", "all", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 3
     captured = capsys.readouterr()
     assert "GenEnv-BFCL-SimplePython-v0 — agent oracle" in captured.out
-    assert "GenEnv-ALFWorld-v0: not run:" in captured.err
+    assert "not run: no alfworld data" in captured.out and "genenv data fetch alfworld" in captured.err
 
 
 def _uninstall(monkeypatch, *modules: str, reimported: str = "") -> None:
@@ -259,7 +259,7 @@ def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_
 def test_suite_paper_names_the_fetch_command_of_each_missing_benchmark(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("GENENV_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path / "nowhere"))
-    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 3
     out = capsys.readouterr().out
     from genenv_gym.cli.paper_table import PAPER_COLUMNS
 
