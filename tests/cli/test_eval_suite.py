@@ -50,6 +50,7 @@ def test_suite_all_on_a_fresh_install_plays_the_fixtures_and_says_so(fresh_insta
         assert f"genenv data fetch {benchmark}" in last
 
 
+@pytest.mark.shared_data("bamboogle")
 def test_suite_all_with_one_benchmark_in_a_chosen_data_dir_reports_the_others_missing(
     fresh_install, shared_data_dir, monkeypatch, capsys
 ):
