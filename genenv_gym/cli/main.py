@@ -399,13 +399,19 @@ def build_parser() -> argparse.ArgumentParser:
         '(GenEnv-Sim-*) whose tasks an environment LLM writes (--env-kwargs \'{"simulator": "llm", '
         '"simulator_kwargs": {"backend": "openai:MODEL@URL"}}\') also reports the tasks that LLM wrote, '
         "how many were rejected by kind and the top rejection reasons (under the table and in the JSON).",
+        epilog="Exit status: 0 every requested id ran (with --suite: on its own data); 1 an error stopped "
+        "the run or no model request succeeded; 2 a usage error, found before any work (an unknown id or "
+        "agent, bad --env-kwargs, an output path that cannot be written); 3 a --suite run finished but some "
+        "ids ran on the shipped fixtures or did not run (its last line names the commands that get them); "
+        "130 interrupted.",
     )
     eval_parser.add_argument("--env", action="append", help="env id (repeat for several)")
     eval_parser.add_argument(
         "--suite",
         choices=("paper", "all"),
         help="paper: the GenEnv paper's protocol for its five benchmarks, one Table-1 row with the "
-        "published rows beside it; all: every registered benchmark id",
+        "published rows beside it (a benchmark without data is missing); all: every registered benchmark id "
+        "(on a fresh install an id without data plays the shipped fixtures, as with --env)",
     )
     eval_parser.add_argument(
         "--agent",
@@ -445,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1,
         help="LLM agents on benchmark envs: episodes played at once, one batched model call per step "
-        "(default: 1); the progress bar counts the tokens generated meanwhile",
+        "(default: 1); faster with an endpoint or a GPU, not on a CPU; the progress bar counts the tokens "
+        "generated meanwhile",
     )
     eval_parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     eval_parser.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
