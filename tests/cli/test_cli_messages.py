@@ -287,5 +287,5 @@ def test_eval_help_shows_the_defaults_of_the_llm_options(capsys):
         main(["eval", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "reply (default: 512)" in help_text and "(default: 0, greedy)" in help_text
-    assert "(default: 1); faster with an endpoint or a GPU, not on a CPU; the progress bar counts" in help_text
+    assert "(default: 1); faster with an endpoint or a GPU, not on a CPU" in help_text
     assert "Exit status: 0 every requested id ran" in help_text and "3 a --suite run finished" in help_text
