@@ -54,7 +54,7 @@ class SuiteOutcomes:
             return
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
         install = _INSTALL_LINE.search(first_line)
-        self.not_run[env_id] = first_line.split(":")[0] if install else first_line
+        self.not_run[env_id] = first_line[: install.start()].rstrip(": ") if install else first_line
         if install:
             self.fixes[env_id] = install.group(0)
 

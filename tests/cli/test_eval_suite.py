@@ -83,3 +83,18 @@ def test_several_env_ids_on_the_fixtures_say_so_but_exit_0(fresh_install, capsys
     captured = capsys.readouterr()
     assert _overview_rows(captured.out)["GenEnv-BFCL-v0"].endswith(ON_FIXTURES)
     assert "1 of 2 requested ids ran on their data" in captured.err
+
+
+def test_an_id_without_its_extra_is_not_run_with_the_install_line():
+    from genenv_gym.evaluation.suite_overview import SuiteOutcomes
+    from genenv_gym.registry.extras import MissingExtraError, install_line
+
+    outcomes = SuiteOutcomes(["GenEnv-ALFWorld-v0"])
+    error = MissingExtraError(
+        f"the ALFWorld engine needs the 'alfworld' extra (missing: textworld): {install_line('alfworld')}"
+    )
+    outcomes.missed("GenEnv-ALFWorld-v0", error)
+    assert outcomes.overview().endswith(
+        "not run: the ALFWorld engine needs the 'alfworld' extra (missing: textworld)"
+    )
+    assert outcomes.closing_line().endswith(f"get what they lack with: {install_line('alfworld')}")
