@@ -48,7 +48,9 @@ def test_a_chosen_folder_without_games_is_an_error_not_the_tiny_room(fresh_insta
         gym.make("GenEnv-ALFWorld-v0", data_dir=str(fresh_install / "chosen"))
 
 
-def test_games_fetched_into_the_default_data_dir_are_found_after_import_alfworld(fresh_install, monkeypatch):
+def test_games_fetched_into_the_default_data_dir_are_found_after_import_alfworld(
+    fresh_install, monkeypatch, capsys
+):
     """``import alfworld`` sets $ALFWORLD_DATA to its own default: the default data dir is searched anyway,
     so `genenv data fetch alfworld` then `genenv eval` plays the fetched games, not the tiny room."""
     from genenv_gym.envs.alfworld.data import discover_games
@@ -59,3 +61,5 @@ def test_games_fetched_into_the_default_data_dir_are_found_after_import_alfworld
     assert len(discover_games()) == len(GAMES)
     args = ["eval", "--env", "GenEnv-ALFWorld-Pick-v0", "--env", "GenEnv-ALFWorld-Cool-v0", "--no-progress"]
     assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "fixtures" not in captured.err and captured.out.count("  its data") == 2
