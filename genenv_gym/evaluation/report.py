@@ -96,33 +96,35 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         episodes = self.episodes
-        return (
-            {
-                "env_id": self.env_id,
-                "agent": self.agent,
-                "episodes": episodes,
-                "accuracy": self.accuracy,
-                "passed": self.passed,
-                "total": self.total,
-                "overall": self.overall,
-                "mean_reward": self.reward_sum / episodes if episodes else 0.0,
-                "mean_steps": self.steps_sum / episodes if episodes else 0.0,
-                "summary": self.summary,
-                "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
-                "error_examples": self.error_examples,
-                "levels": {
-                    str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
-                    for lvl in sorted(self.level_total)
-                },
-                "reference_failures": self.reference_failures,
-                "requests": self.requests,
-                "failed_requests": self.failed_requests,
-                "request_error": self.request_error,
-                "resumed": self.resumed,
-                "seconds": self.seconds,
-            }
-            | ({"screening": self.screening} if self.screening else {})
-            | ({"on_fixtures": self.on_fixtures} if self.on_fixtures else {})
+        return {
+            "env_id": self.env_id,
+            "agent": self.agent,
+            "episodes": episodes,
+            "accuracy": self.accuracy,
+            "passed": self.passed,
+            "total": self.total,
+            "overall": self.overall,
+            "mean_reward": self.reward_sum / episodes if episodes else 0.0,
+            "mean_steps": self.steps_sum / episodes if episodes else 0.0,
+            "summary": self.summary,
+            "errors": dict(sorted(self.errors.items(), key=lambda kv: -kv[1])),
+            "error_examples": self.error_examples,
+            "levels": {
+                str(lvl): {"passed": self.level_passed[lvl], "total": self.level_total[lvl]}
+                for lvl in sorted(self.level_total)
+            },
+            "reference_failures": self.reference_failures,
+            "requests": self.requests,
+            "failed_requests": self.failed_requests,
+            "request_error": self.request_error,
+            "resumed": self.resumed,
+            "seconds": self.seconds,
+        } | self._optional_fields()
+
+    def _optional_fields(self) -> dict[str, Any]:
+        """The keys ``to_dict`` has only when set: the screening, the fixtures that stood in for the data."""
+        return ({"screening": self.screening} if self.screening else {}) | (
+            {"on_fixtures": self.on_fixtures} if self.on_fixtures else {}
         )
 
     def table(self) -> str:
