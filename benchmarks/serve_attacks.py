@@ -1,6 +1,6 @@
 """``genenv serve`` attacked from outside, one attack class at a time, with what each one achieved.
 
-    python benchmarks/serve_attacks.py --data-dir ../shared/benchmarks [--json out.json]
+    python benchmarks/serve_attacks.py [--data-dir DIR] [--json out.json]
         [--server-pythonpath DIR] [--only CLASS ...] [--max-seconds 900]
 
 Starts a ``genenv serve`` subprocess on 127.0.0.1 with its default limits (``--server-pythonpath`` runs
@@ -619,10 +619,14 @@ def leaks(found: dict[str, Any], paths: list[str]) -> list[str]:
 
 
 def main() -> int:
+    from genenv_gym.datasets.data_dir import data_root
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data-dir", default=os.environ.get("GENENV_DATA_DIR", "../shared/benchmarks"))
+    parser.add_argument(
+        "--data-dir", default=str(data_root()), help="default: $GENENV_DATA_DIR, else the fetch dir"
+    )
     parser.add_argument("--server-pythonpath", default=None)
     parser.add_argument("--server-arg", action="append", default=[], help="an extra `genenv serve` argument")
     parser.add_argument("--only", nargs="+", choices=sorted(ATTACKS), default=None)

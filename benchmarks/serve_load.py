@@ -1,7 +1,7 @@
 """``genenv serve`` under load, on loopback: throughput and latency against in-process play, memory per
 session, a killed client, malformed requests that must not disturb anyone else, and an attacker.
 
-    python benchmarks/serve_load.py --data-dir ../shared/benchmarks [--sessions 64] [--malformed 10000]
+    python benchmarks/serve_load.py [--data-dir DIR] [--sessions 64] [--malformed 10000]
         [--ids GenEnv-BFCL-MultiTurn-v0 GenEnv-APIBank-Dialogue-v0 GenEnv-ALFWorld-v0] [--max-seconds 900]
         [--attacker] [--server-pythonpath DIR] [--server-arg=--step-timeout=10 ...]
 
@@ -46,6 +46,7 @@ import gymnasium as gym
 import numpy as np
 
 import genenv_gym  # noqa: F401  (registers the ids)
+from genenv_gym.datasets.data_dir import data_root
 from genenv_gym.remote.http_json import connection
 from genenv_gym.serve.transcript import Transcript, record, record_vector, scripted_actions
 
@@ -485,7 +486,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data-dir", default=os.environ.get("GENENV_DATA_DIR", "../shared/benchmarks"))
+    parser.add_argument(
+        "--data-dir", default=str(data_root()), help="default: $GENENV_DATA_DIR, else the fetch dir"
+    )
     parser.add_argument("--ids", nargs="+", default=DEFAULT_IDS)
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--malformed", type=int, default=10_000, help="0: no noisy run")

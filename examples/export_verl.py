@@ -9,8 +9,9 @@ function verl will call, and print the ``verl.trainer.main_ppo`` line that train
 verl itself is not needed to run this: the rows are read back with pyarrow and graded with
 ``genenv_gym.export.rewards.compute_score`` exactly as verl's reward manager calls it (a single-turn env's
 reference answer scores 1, a wrong one 0). Multi-turn ids are played live by the ``genenv_agent`` loop
-during training; their rows carry ``agent_name`` for it. With no benchmark data installed the export reads the
-small fixtures shipped with the package (and warns); ``genenv export`` refuses to.
+during training; their rows carry ``agent_name`` for it, and ``scores`` says why none is computed here. With
+no benchmark data installed the export reads the small fixtures shipped with the package (and warns);
+``genenv export`` refuses to.
 """
 
 from __future__ import annotations
@@ -47,8 +48,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     row = rows[0]
     task = task_of(row["reward_model"]["ground_truth"])
     episode = make_domain(task.domain).start_episode(task)
-    graded = {}
+    graded: dict[str, Any] = {  # one completion cannot grade an episode of several turns
+        "none": f"{args.env} is multi-turn: verl plays its rows live with the genenv_agent loop, whose "
+        "reward_score is the episode's return; compute_score grades single-turn rows"
+    }
     if isinstance(episode, SingleTurnEpisode):
+        graded = {}
         reference = episode.oracle_action()
         for name, text in (("reference answer", reference), ("wrong answer", "I cannot help with that.")):
             graded[name] = compute_score(

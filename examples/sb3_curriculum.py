@@ -23,6 +23,9 @@ def train(
 ) -> tuple[Any, Any, Any]:
     """``(model, env, log)`` after ``steps`` PPO steps on GenEnv-Sim-BFCL-v0 (README's code);
     ``neighbour_prob``: the simulator's share of tasks drawn one level away (None: its default, 0.4)."""
+    from genenv_gym.registry.extras import require_extra
+
+    require_extra("sb3", "examples/sb3_curriculum.py", modules=("torch", "stable_baselines3"))
     import gymnasium as gym
     from stable_baselines3 import PPO
 
@@ -71,4 +74,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main()
+    from genenv_gym.registry.extras import MissingExtraError
+
+    try:
+        main()
+    except MissingExtraError as error:  # the one line that installs it, as the genenv command prints it
+        raise SystemExit(str(error)) from None

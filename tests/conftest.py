@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from genenv_gym.datasets.data_dir import data_root, fetch_command
+from genenv_gym.registry.manifest import all_manifests, benchmark_names
+
 try:  # torch is optional; when present it must not oversubscribe the two CI cores
     import torch
 
@@ -35,11 +38,56 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-#: The real benchmark data: ``GENENV_DATA_DIR`` as the run was started with it, read before
-#: ``pytest_configure`` takes the variable out of the environment.
-SHARED_DATA = Path(
-    os.environ.get("GENENV_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "benchmarks")
-)
+#: The real benchmark data: ``GENENV_DATA_DIR`` as the run was started with it (read before
+#: ``pytest_configure`` takes the variable out of the environment), else where ``genenv data fetch`` puts it
+#: (the package's own rule: ``~/.cache/genenv_gym/data``).
+SHARED_DATA = data_root()
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+def needed_benchmarks(item: pytest.Item) -> list[str]:
+    """The benchmarks whose data a test reads: those its ``shared_data`` marker names, else its parametrized
+    ``real_env_id``'s, else its folder's (``tests/envs/<package>/``), else every benchmark."""
+    marker = item.get_closest_marker("shared_data")
+    if marker and marker.args:
+        return list(marker.args)
+    callspec = getattr(item, "callspec", None)
+    env_id = callspec.params.get("real_env_id") if callspec else None
+    parts = Path(item.path).resolve().relative_to(TESTS_DIR).parts
+    package = parts[1] if len(parts) > 2 and parts[0] == "envs" else None
+    for manifest in all_manifests():
+        ids = {entry.id for entry in manifest.entries}
+        if (env_id in ids or manifest.package == package) and manifest.source is not None:
+            return [manifest.source.name]
+    return benchmark_names()
+
+
+def missing_data_reason(benchmarks: list[str]) -> str:
+    """Why a test cannot run here ("" when every benchmark it reads is in ``SHARED_DATA``)."""
+    missing = [b for b in benchmarks if not (SHARED_DATA / b).is_dir()]
+    if not missing:
+        return ""
+    names = ["all"] if missing == benchmark_names() else missing
+    fetch = "; ".join(f"'{fetch_command(name, SHARED_DATA)}'" for name in names)
+    return f"no {', '.join(missing)} data in {SHARED_DATA}: get it with {fetch} (or set GENENV_DATA_DIR)"
+
+
+def _needs_data(item: pytest.Item) -> bool:
+    marked = item.get_closest_marker("shared_data") is not None
+    return marked or "shared_data_dir" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that reads benchmark data runs only where each benchmark it reads is present: missing data
+    fails under CI (CI=true) and skips elsewhere, naming the fetch command."""
+    if not _needs_data(item):
+        return
+    reason = missing_data_reason(needed_benchmarks(item))
+    if reason and os.environ.get("CI"):
+        pytest.fail(reason)
+    if reason:
+        pytest.skip(reason)
 
 
 #: The test files with ``slow`` tests, seen at collection before ``-m 'not slow'`` deselects them (README's
@@ -97,19 +145,13 @@ def _data_dir_where_needed(request: pytest.FixtureRequest, monkeypatch: pytest.M
     """Only a test that asks for the real data (marked ``shared_data``, or using ``shared_data_dir``) sees
     ``GENENV_DATA_DIR``; every other test runs as on a fresh clone without data, in CI as on a laptop, so a
     test that silently needs the data fails everywhere instead of only where the data is missing."""
-    needs_data = request.node.get_closest_marker("shared_data") or "shared_data_dir" in request.fixturenames
-    if needs_data and (SHARED_DATA / "bfcl").is_dir():
+    if _needs_data(request.node):  # the benchmarks it reads are there: pytest_runtest_setup checked
         monkeypatch.setenv("GENENV_DATA_DIR", str(SHARED_DATA))
 
 
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
-    """The real benchmark data. Missing data fails under CI (CI=true) and skips elsewhere."""
-    if not (SHARED_DATA / "bfcl").is_dir():
-        message = f"real benchmark data not found at {SHARED_DATA} (set GENENV_DATA_DIR)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    """The real benchmark data (each test's own benchmarks are checked by ``pytest_runtest_setup``)."""
     return SHARED_DATA
 
 

@@ -87,14 +87,20 @@ def _warn_ignored_options(args: argparse.Namespace, env_ids: Sequence[str]) -> N
             )
 
 
-def _on_fixtures(error: MissingDataError, env_kwargs: dict, args: argparse.Namespace) -> dict | None:
-    """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed."""
+def _on_fixtures(
+    error: MissingDataError, env_kwargs: dict, args: argparse.Namespace, noticed: set[str]
+) -> dict | None:
+    """Env kwargs that run on the shipped fixtures when no data dir was chosen and none is installed (never
+    for the paper's protocol); the notice is printed once per benchmark (``noticed``)."""
     from genenv_gym.datasets.data_dir import fixtures_instead
 
-    fixtures = None if args.suite else fixtures_instead(error, env_kwargs.get("data_dir"))
+    fixtures = None if args.suite == "paper" else fixtures_instead(error, env_kwargs.get("data_dir"))
     if fixtures is None:
         return None
     benchmark = error.benchmark
+    if benchmark in noticed:
+        return {**env_kwargs, "data_dir": str(fixtures)}
+    noticed.add(benchmark)
     print(
         f"genenv eval: no {benchmark} data installed: running on the small fixtures shipped with the "
         f"package, not the benchmark (get the real data with --fetch or 'genenv data fetch {benchmark}')",
@@ -119,8 +125,11 @@ def _fetch_for(error: Exception, env_kwargs: dict) -> bool:
         return False
 
 
-def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace, **kwargs) -> Any:
-    """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README)."""
+def _evaluate_with_data(
+    env_id: str, env_kwargs: dict, args: argparse.Namespace, noticed: set[str], **kwargs
+) -> Any:
+    """``evaluate``, fetching missing data (``--fetch``) or falling back to the fixtures (see README; the
+    report's ``on_fixtures`` then names the benchmark)."""
     from genenv_gym.datasets.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.evaluation import evaluate
 
@@ -130,18 +139,22 @@ def _evaluate_with_data(env_id: str, env_kwargs: dict, args: argparse.Namespace,
     except MissingDataError as error:
         if args.fetch and _fetch_for(error, env_kwargs):
             return evaluate(env_id, env_kwargs=env_kwargs, **kwargs)
-        fixtures = None if args.fetch else _on_fixtures(error, env_kwargs, args)
+        fixtures = None if args.fetch else _on_fixtures(error, env_kwargs, args, noticed)
         if fixtures is None:
             raise
-        return evaluate(env_id, env_kwargs=fixtures, **kwargs)
+        report = evaluate(env_id, env_kwargs=fixtures, **kwargs)
+        report.on_fixtures = error.benchmark
+        return report
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from genenv_gym.agents.backends import BackendError, SamplingParams
+    from genenv_gym.cli.output_paths import OutputPathError, check_eval_outputs
     from genenv_gym.datasets.data_dir import MissingDataError
-    from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, overview_table, write_csv
+    from genenv_gym.evaluation import ResumeError, check_agent, make_backend_once, write_csv
     from genenv_gym.evaluation.agents import is_llm_agent
     from genenv_gym.evaluation.pass_at_k import check_samples, greedy_samples_warning
+    from genenv_gym.evaluation.suite_overview import EXIT_NOT_ALL_ON_DATA, SuiteOutcomes
     from genenv_gym.registry.env_kwargs import check_env_kwargs, explain_make_error
 
     not_built: list[str] = []
@@ -179,17 +192,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "run.json").write_text(json.dumps(vars(args), default=str, indent=2), encoding="utf-8")
     elif args.resume:
         print("genenv eval: --resume needs --out DIR (the run's folder)", file=sys.stderr)
         return 2
+    try:
+        check_eval_outputs(args)
+    except OutputPathError as error:
+        print(f"genenv eval: {error}", file=sys.stderr)
+        return 2
+    if args.out:
+        (out_dir / "run.json").write_text(json.dumps(vars(args), default=str, indent=2), encoding="utf-8")
     llm_kwargs = {
         "params": SamplingParams(
             temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed
         )
     }
-    reports, missing = [], {}
+    outcomes = SuiteOutcomes(env_ids, env_kwargs.get("data_dir"))
+    reports, missing, noticed = outcomes.reports, outcomes.not_run, set()
     env_id = ""
     try:
         backend = make_backend_once(args.agent)
@@ -199,6 +218,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     env_id,
                     env_kwargs,
                     args,
+                    noticed,
                     agent_name=args.agent,
                     limit=args.limit,
                     episodes=args.episodes or 100,
@@ -214,13 +234,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             except (MissingDataError, ImportError) as error:
                 if not args.suite:
                     raise
-                missing[env_id] = _missing_line(error, env_kwargs)
-                print(f"\n{env_id}: not run: {missing[env_id]}", file=sys.stderr)
+                outcomes.missed(env_id, error)
                 continue
             resumed = f" ({report.resumed} episodes from the earlier run)" if report.resumed else ""
             print(f"\n{env_id} — agent {args.agent}{resumed}")
             print(report.table())
-            reports.append(report)
+            outcomes.played(report)
     except (MissingDataError, BackendError, ResumeError, ImportError) as error:
         print(f"genenv eval: {error}", file=sys.stderr)
         return 1
@@ -230,10 +249,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ngenenv eval: {_where_interrupted(env_id, env_ids, reports, args)}", file=sys.stderr)
         return 130
-    if len(reports) > 1:
-        print("\n" + overview_table(reports))
+    if len(dict.fromkeys(env_ids)) > 1:
+        print("\n" + outcomes.overview())
     failed = _failed_requests_summary(reports)
     if args.suite == "paper":
+        missing = {env_id: _missing_line(error, env_kwargs) for env_id, error in outcomes.errors.items()}
         _print_paper_table(args.agent, reports, missing, not_built)
     written = []
     json_paths = [args.json] + ([Path(args.out) / "report.json"] if args.out else [])
@@ -250,7 +270,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"genenv eval: {failed}", file=sys.stderr)
         if all(r.failed_requests == r.requests for r in reports if r.requests):
             return 1
-    return 0
+    if not outcomes.all_on_data and len(dict.fromkeys(env_ids)) > 1:
+        print(f"genenv eval: {outcomes.closing_line()}", file=sys.stderr)
+    return EXIT_NOT_ALL_ON_DATA if args.suite and not outcomes.all_on_data else 0
 
 
 def _missing_line(error: Exception, env_kwargs: dict) -> str:
@@ -321,12 +343,15 @@ def _print_paper_table(agent: str, reports: list, missing: dict[str, str], not_b
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from genenv_gym.cli.output_paths import output_file
     from genenv_gym.datasets.data_dir import MissingDataError, without_fixture_fallback
     from genenv_gym.export import export
 
     if _unknown_envs([args.env], "export"):
         return 2
     try:
+        if args.out:
+            output_file(args.out, "--out")
         with without_fixture_fallback():  # training data is the benchmark's or nothing, never the fixtures
             result = export(
                 args.env,
@@ -381,13 +406,19 @@ def build_parser() -> argparse.ArgumentParser:
         '(GenEnv-Sim-*) whose tasks an environment LLM writes (--env-kwargs \'{"simulator": "llm", '
         '"simulator_kwargs": {"backend": "openai:MODEL@URL"}}\') also reports the tasks that LLM wrote, '
         "how many were rejected by kind and the top rejection reasons (under the table and in the JSON).",
+        epilog="Exit status: 0 every requested id ran (with --suite: on its own data); 1 an error stopped "
+        "the run or no model request succeeded; 2 a usage error, found before any work (an unknown id or "
+        "agent, bad --env-kwargs, an output path that cannot be written); 3 a --suite run finished but some "
+        "ids ran on the shipped fixtures or did not run (its last line names the commands that get them); "
+        "130 interrupted.",
     )
     eval_parser.add_argument("--env", action="append", help="env id (repeat for several)")
     eval_parser.add_argument(
         "--suite",
         choices=("paper", "all"),
         help="paper: the GenEnv paper's protocol for its five benchmarks, one Table-1 row with the "
-        "published rows beside it; all: every registered benchmark id",
+        "published rows beside it (a benchmark without data is missing); all: every registered benchmark id "
+        "(on a fresh install an id without data plays the shipped fixtures, as with --env)",
     )
     eval_parser.add_argument(
         "--agent",
@@ -435,7 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1,
         help="LLM agents on benchmark envs: episodes played at once, one batched model call per step "
-        "(default: 1); the progress bar counts the tokens generated meanwhile",
+        "(default: 1); faster with an endpoint or a GPU, not on a CPU; the progress bar counts the tokens "
+        "generated meanwhile",
     )
     eval_parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     eval_parser.add_argument("--csv", metavar="PATH", help="also write the results as CSV")

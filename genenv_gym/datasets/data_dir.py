@@ -123,13 +123,30 @@ def fixtures_instead(error: MissingDataError, data_dir: str | os.PathLike | None
     """The shipped fixtures' data root, to play instead of the benchmark data ``error`` found missing.
 
     Only on a fresh install: no data dir was chosen (``data_dir`` is None and ``$GENENV_DATA_DIR`` is
-    unset), the package ships fixtures of that benchmark, and no ``without_fixture_fallback`` block is
-    open; otherwise None, and the error stands. A chosen data dir without the data is always an error.
+    unset), the package ships fixtures of that benchmark (as files, or as code its manifest's
+    ``Source.fixtures`` builds in the user's cache), and no ``without_fixture_fallback`` block is open;
+    otherwise None, and the error stands. A chosen data dir without the data is always an error.
     """
     from genenv_gym.fixtures import FIXTURES_DIR
 
     chosen = data_dir is not None or bool(os.environ.get(ENV_VAR))
     benchmark = error.benchmark
-    if chosen or not _FIXTURE_FALLBACK.get() or not benchmark or not (FIXTURES_DIR / benchmark).is_dir():
+    if chosen or not _FIXTURE_FALLBACK.get() or not benchmark:
         return None
-    return FIXTURES_DIR
+    if (FIXTURES_DIR / benchmark).is_dir():
+        return FIXTURES_DIR
+    return _built_fixtures(benchmark)
+
+
+def _built_fixtures(benchmark: str) -> Path | None:
+    """The fixtures a benchmark's manifest builds (``Source.fixtures``), or None where it cannot."""
+    from genenv_gym.datasets.sources import SOURCES
+    from genenv_gym.registry.manifest import load
+
+    source = SOURCES.get(benchmark)
+    if source is None or source.fixtures is None:
+        return None
+    try:
+        return load(source.fixtures)(cache_home() / "fixtures")
+    except ImportError:  # what builds them is not installed: the error about the data stands
+        return None

@@ -56,6 +56,8 @@ class EvalReport:
     pins: dict[str, Any] = field(default_factory=dict)
     #: ``--samples k`` > 1: pass@k, pass^k and the per-task success rate (``evaluation.pass_at_k``).
     samples: dict[str, Any] = field(default_factory=dict)
+    #: The benchmark whose small shipped fixtures stood in for its missing data ("": the env's own data).
+    on_fixtures: str = ""
 
     @property
     def accuracy(self) -> dict[str, float]:
@@ -126,8 +128,13 @@ class EvalReport:
         } | self._optional_fields()
 
     def _optional_fields(self) -> dict[str, Any]:
-        """The JSON fields a report has only when they say something: screening, pins, samples."""
-        fields = {"screening": self.screening, "pins": self.pins, "samples": self.samples}
+        """The JSON fields a report has only when set: screening, pins, samples, on_fixtures."""
+        fields = {
+            "screening": self.screening,
+            "pins": self.pins,
+            "samples": self.samples,
+            "on_fixtures": self.on_fixtures,
+        }
         return {key: value for key, value in fields.items() if value}
 
     def table(self) -> str:
@@ -267,14 +274,24 @@ def screening_lines(screening: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def overview_table(reports: Iterable[EvalReport]) -> str:
-    """One row per env: episodes, overall accuracy, mean reward."""
-    reports = list(reports)
-    width = max([len("env"), *(len(r.env_id) for r in reports)])
-    rows = [f"{'env':<{width}}  {'agent':<20}{'episodes':>9}{'accuracy':>10}{'reward':>9}"]
+def overview_table(
+    reports: Iterable[EvalReport],
+    data: Mapping[str, str] | None = None,
+    not_run: Mapping[str, str] | None = None,
+) -> str:
+    """One row per env: episodes, overall accuracy, mean reward; with ``data`` (env id -> what it ran on) a
+    last column saying so, and one row per id of ``not_run`` (env id -> why)."""
+    reports, not_run = list(reports), dict(not_run or {})
+    width = max([len("env"), *(len(r.env_id) for r in reports), *(len(i) for i in not_run)])
+    last = "  data" if data is not None or not_run else ""
+    rows = [f"{'env':<{width}}  {'agent':<20}{'episodes':>9}{'accuracy':>10}{'reward':>9}{last}"]
     for r in reports:
         reward = r.to_dict()["mean_reward"]
+        note = f"  {data.get(r.env_id, '')}" if last and data else ""
         rows.append(
             f"{r.env_id:<{width}}  {r.agent[:19]:<20}{r.episodes:>9}{100 * r.overall:>9.1f}%{reward:>9.3f}"
+            + note
         )
+    dashes = f"{'':<20}{'-':>9}{'-':>10}{'-':>9}"
+    rows += [f"{env_id:<{width}}  {dashes}  not run: {why}" for env_id, why in not_run.items()]
     return "\n".join(rows)

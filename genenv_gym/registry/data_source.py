@@ -66,6 +66,10 @@ class Source:
     notes: str = ""
     #: The benchmark's short name in messages (``API-Bank``); default: ``name``.
     label: str = ""
+    #: ``"module:function"`` that builds the stand-in for the data on a fresh install, where the package
+    #: cannot ship it as files (``genenv_gym/fixtures/<name>/``): called with a folder of the user's cache, it
+    #: returns a data root holding ``<name>/``, or None; an ImportError means it cannot be built here.
+    fixtures: str | None = None
 
     @property
     def display_name(self) -> str:

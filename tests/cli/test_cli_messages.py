@@ -11,13 +11,14 @@ import pytest
 from genenv_gym.cli.main import env_table_markdown, main
 from genenv_gym.datasets.data_dir import MissingDataError, benchmark_file
 from genenv_gym.fixtures import FIXTURES_DIR
-from genenv_gym.registry.extras import MissingExtraError, install_line, require_extra
+from genenv_gym.registry.extras import MissingExtraError, install_line, missing_modules, require_extra
 
 
 @pytest.fixture
 def no_data(monkeypatch, tmp_path):
     """A fresh install: no GENENV_DATA_DIR, an empty cache."""
     monkeypatch.delenv("GENENV_DATA_DIR", raising=False)
+    monkeypatch.delenv("ALFWORLD_DATA", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return tmp_path
 
@@ -185,10 +186,10 @@ def test_suite_paper_prints_table_one_with_every_column_and_the_published_rows(s
 def test_suite_all_runs_every_benchmark_id_and_reports_the_ones_without_data(monkeypatch, capsys):
     monkeypatch.setenv("GENENV_DATA_DIR", str(FIXTURES_DIR))
     monkeypatch.setenv("ALFWORLD_DATA", str(FIXTURES_DIR / "nowhere"))
-    assert main(["eval", "--suite", "all", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    assert main(["eval", "--suite", "all", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 3
     captured = capsys.readouterr()
     assert "GenEnv-BFCL-SimplePython-v0 — agent oracle" in captured.out
-    assert "GenEnv-ALFWorld-v0: not run:" in captured.err
+    assert "not run: no alfworld data" in captured.out and "genenv data fetch alfworld" in captured.err
 
 
 def _uninstall(monkeypatch, *modules: str, reimported: str = "") -> None:
@@ -220,12 +221,13 @@ def test_the_sb3_wrappers_without_torch_name_the_install_line(monkeypatch):
 
 def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_comes_from(no_data):
     """gym.make falls back as genenv eval does: only when no data dir was chosen, on every benchmark id
-    whose benchmark ships fixtures; a chosen dir without the data stays an error."""
+    whose benchmark ships fixtures (as files, or built: ALFWorld's tiny room where the engine is installed);
+    a chosen dir without the data stays an error."""
     import warnings
 
     import gymnasium as gym
 
-    from genenv_gym.datasets.data_dir import without_fixture_fallback
+    from genenv_gym.datasets.data_dir import fixtures_instead, without_fixture_fallback
     from genenv_gym.registry.registration import ENV_ENTRIES
 
     fell_back = []
@@ -236,14 +238,14 @@ def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_
             gym.make(entry.id, data_dir=str(no_data / "chosen")).close()
             continue  # needs no data (the Digits miniature)
         except MissingDataError as error:
-            benchmark = error.benchmark
-        if not (FIXTURES_DIR / benchmark).is_dir():
+            benchmark, fixtures = error.benchmark, fixtures_instead(error, None)
+        if fixtures is None:
             with pytest.raises(MissingDataError, match=f"genenv data fetch {benchmark}"):
                 gym.make(entry.id)
             continue
         with pytest.warns(UserWarning, match=f"small fixtures .* 'genenv data fetch {benchmark}'"):
             env = gym.make(entry.id)
-        on_fixtures = gym.make(entry.id, data_dir=str(FIXTURES_DIR))
+        on_fixtures = gym.make(entry.id, data_dir=str(fixtures))
         assert [t.id for t in env.unwrapped.tasks] == [t.id for t in on_fixtures.unwrapped.tasks]
         env.close()
         on_fixtures.close()
@@ -254,12 +256,14 @@ def test_gym_make_on_a_fresh_install_plays_the_fixtures_and_says_where_the_data_
         fell_back.append(entry.id)
     assert "GenEnv-BFCL-v0" in fell_back and "GenEnv-BFCL-MultiTurn-v0" in fell_back
     assert {"GenEnv-APIBank-v0", "GenEnv-Bamboogle-v0", "GenEnv-TravelPlanner-v0"} <= set(fell_back)
+    if not missing_modules("alfworld"):
+        assert {"GenEnv-ALFWorld-v0", "GenEnv-ALFWorld-Step-v0"} <= set(fell_back)
 
 
 def test_suite_paper_names_the_fetch_command_of_each_missing_benchmark(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("GENENV_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path / "nowhere"))
-    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 0
+    assert main(["eval", "--suite", "paper", "--agent", "oracle", "--limit", "1", "--no-progress"]) == 3
     out = capsys.readouterr().out
     from genenv_gym.cli.paper_table import PAPER_COLUMNS
 
@@ -283,4 +287,5 @@ def test_eval_help_shows_the_defaults_of_the_llm_options(capsys):
         main(["eval", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "reply (default: 512)" in help_text and "(default: 0, greedy)" in help_text
-    assert "(default: 1); the progress bar counts the tokens generated meanwhile" in help_text
+    assert "(default: 1); faster with an endpoint or a GPU, not on a CPU" in help_text
+    assert "Exit status: 0 every requested id ran" in help_text and "3 a --suite run finished" in help_text

@@ -4,9 +4,12 @@ its full size in tests/wrappers/test_wrappers_sb3.py, which checks the figures R
 from __future__ import annotations
 
 import runpy
+import sys
 from pathlib import Path
 
 import pytest
+
+from genenv_gym.registry.extras import install_line
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -69,3 +72,23 @@ def test_trl_grpo_trains_two_steps_and_reports_its_curriculum_consistently(tmp_p
     assert curriculum["groups_reported"] == 2 * 2  # two groups per step
     assert 0 <= curriculum["rwr_steps"] <= curriculum["groups_reported"]
     assert abs(sum(curriculum["level_probs"]) - 1) < 1e-3
+
+
+def test_export_verl_says_why_a_multi_turn_row_has_no_score(tmp_path):
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "mt.parquet"
+    summary = example("export_verl.py")(
+        ["--env", "GenEnv-BFCL-MultiTurn-v0", "--limit", "1", "--out", str(out)]
+    )
+    assert list(summary["scores"]) == ["none"] and "multi-turn" in summary["scores"]["none"]
+
+
+def test_the_sb3_example_without_its_extra_prints_the_install_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
+    monkeypatch.setattr(sys, "argv", ["sb3_curriculum.py"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_path(str(EXAMPLES / "sb3_curriculum.py"), run_name="__main__")
+    assert str(exit_info.value) == (
+        "examples/sb3_curriculum.py needs the 'sb3' extra (missing: stable_baselines3): "
+        + install_line("sb3")
+    )

@@ -3,8 +3,9 @@
 The standard tree is what ``alfworld-download`` writes:
 ``json_2.1.1/<split>/<task folder>/<trial>/game.tw-pddl``
 (plus ``traj_data.json`` and ``initial_state.pddl``, which are optional here). It is looked for in
-``<data_dir>/alfworld/`` when ``data_dir`` is given, else in ``$GENENV_DATA_DIR/alfworld/``, else in
-``$ALFWORLD_DATA`` (ALFWorld's own variable), else in ``~/.cache/genenv_gym/data/alfworld/``.
+``<data_dir>/alfworld/`` when ``data_dir`` is given, else in ``$GENENV_DATA_DIR/alfworld/`` (then
+``$ALFWORLD_DATA``), else in ``$ALFWORLD_DATA`` (ALFWorld's own variable) and then
+``~/.cache/genenv_gym/data/alfworld/``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def alfworld_root(data_dir: str | os.PathLike | None = None) -> Path:
         candidates.append(data_root(data_dir) / "alfworld")
     if data_dir is None and os.environ.get(ALFWORLD_ENV_VAR):
         candidates.append(Path(os.environ[ALFWORLD_ENV_VAR]).expanduser())
-    if not candidates:
+    if data_dir is None and not os.environ.get(ENV_VAR):
+        # also when $ALFWORLD_DATA is set: ``import alfworld`` sets it to its own default (alfworld/info.py),
+        # and the games `genenv data fetch alfworld` put in the default data dir must still be found
         candidates.append(data_root() / "alfworld")
     for candidate in candidates:
         if (candidate / TREE).is_dir():

@@ -71,6 +71,7 @@ SOURCE = Source(
     {"json_2.1.1/valid_unseen/*/*/game.tw-pddl": 134},
     "runs the official alfworld-download script (needs the alfworld extra and GitHub release assets)",
     label="ALFWorld",
+    fixtures="genenv_gym.envs.alfworld.tiny:offline_fixtures",
 )
 
 #: The admissible commands of a state: up to 64 become CandidateActions' choices.

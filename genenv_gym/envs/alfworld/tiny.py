@@ -3,12 +3,18 @@
 The games use ALFWorld's own PDDL domain and grammar (``alfworld/data/alfred.pddl`` and ``alfred.twl2``,
 shipped in the alfworld wheel) and a six-receptacle room written here; ``write_tiny_games(root)`` lays
 them out as ``alfworld-download`` does (``root/alfworld/json_2.1.1/valid_unseen/<folder>/trial_tiny/``),
-so ``gymnasium.make("GenEnv-ALFWorld-v0", data_dir=root)`` plays them on the real engine.
+so ``gymnasium.make("GenEnv-ALFWorld-v0", data_dir=root)`` plays them on the real engine. On a fresh
+install (no data dir chosen, no games) ``offline_fixtures`` gives them as the fixtures that stand in for the
+benchmark.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -27,6 +33,8 @@ OBJECTS = {
     "DeskLamp_bar_1": ("DeskLamp", "Desk", ("toggleable",)),
     "Plate_bar_1": ("Plate", "Cabinet", ("pickupable", "heatable", "coolable", "cleanable")),
 }
+#: Where ``import alfworld`` points ``$ALFWORLD_DATA`` when it is unset (alfworld/info.py sets the variable).
+ALFWORLD_OWN_DEFAULT = "~/.cache/alfworld"
 CAN_CONTAIN = [(r, o) for r in RECEPTACLES for o in ("Apple", "Mug", "Plate")]
 #: One game per task type: its goal, its folder, and its walkthrough (checked by tests on the engine).
 GAMES = {
@@ -134,4 +142,27 @@ def write_tiny_games(root: str | Path) -> Path:
         path = root / "alfworld" / "json_2.1.1" / "valid_unseen" / folder / "trial_tiny"
         path.mkdir(parents=True, exist_ok=True)
         (path / "game.tw-pddl").write_text(json.dumps(tiny_game(task_type)), encoding="utf-8")
+    return root
+
+
+def offline_fixtures(parent: str | Path) -> Path | None:
+    """A data root under ``parent`` holding the six games, written once per content: the stand-in for the
+    ALFWorld games on a fresh install (the manifest's ``Source.fixtures``). None when ``$ALFWORLD_DATA``
+    names a folder of the user's (a chosen place without the games is an error, not a fallback);
+    ImportError without the engine."""
+    from genenv_gym.envs.alfworld.data import ALFWORLD_ENV_VAR
+
+    chosen = os.environ.get(ALFWORLD_ENV_VAR)
+    if chosen and Path(chosen).expanduser() != Path(ALFWORLD_OWN_DEFAULT).expanduser():
+        return None
+    games = json.dumps({task_type: tiny_game(task_type) for task_type in GAMES}, sort_keys=True)
+    root = Path(parent) / f"alfworld-tiny-{hashlib.sha256(games.encode()).hexdigest()[:12]}"
+    if not root.is_dir():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=root.parent, prefix=".alfworld-tiny-"))
+        write_tiny_games(staging)
+        try:
+            staging.rename(root)
+        except OSError:  # another process put the same games there first
+            shutil.rmtree(staging, ignore_errors=True)
     return root
