@@ -66,7 +66,12 @@ MANIFEST = Manifest(
     order=4,
     entries=ENTRIES,
     domains=(
-        DomainSpec("bamboogle", "genenv_gym.envs.bamboogle.domain:BamboogleDomain"),
+        DomainSpec(
+            "bamboogle",
+            "genenv_gym.envs.bamboogle.domain:BamboogleDomain",
+            call_format="genenv_gym.envs.bamboogle.call_format:SEARCH_CALLS",
+            tools="genenv_gym.envs.bamboogle.call_format:SEARCH_TOOLS",
+        ),
         DomainSpec(
             "bamboogle_sim",
             "genenv_gym.envs.bamboogle.sim_domain:BamboogleSimDomain",
