@@ -1,12 +1,12 @@
 """An episode's tools as a tool-calling client (OpenEnv's MCP tools) lists and calls them.
 
-The tools are the ones the env already holds: the episode's own (an ``Episode`` with a ``tool_specs`` property:
-BFCL multi-turn, whose miss_func turns show held-out functions), else its task's tool specs (``Task.tools``:
-BFCL, API-Bank), else the fixed ones its domain's manifest declares (``DomainSpec.tools``: Bamboogle's search,
-TravelPlanner-Tools' eight tools). Every episode also offers ``act``, whose ``text`` is the action itself
-(a one-line env offers only it; a step that makes several calls at once goes through it too). A call is
-played as the action text the domain's ``CallFormat`` writes for it, the text ``genenv eval`` plays for the
-same native tool call, so the env's own verdicts grade it.
+The tools are the ones the env already holds: the episode's own (an ``Episode`` with a ``tool_specs``
+property: BFCL multi-turn, whose miss_func turns show held-out functions), else its task's tool specs
+(``Task.tools``: BFCL, API-Bank), else the fixed ones its domain's manifest declares (``DomainSpec.tools``:
+Bamboogle's search, TravelPlanner-Tools' eight tools). Every episode also offers ``act``, whose ``text`` is
+the action itself (a one-line env offers only it; a step that makes several calls at once goes through it
+too). A call is played as the action text the domain's ``CallFormat`` writes for it, the text ``genenv
+eval`` plays for the same native tool call, so the env's own verdicts grade it.
 """
 
 from __future__ import annotations
