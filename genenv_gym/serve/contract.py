@@ -161,10 +161,13 @@ def parse_session(data: Any) -> dict[str, Any]:
 def parse_action(data: Any, max_chars: int) -> str:
     """The action text of a step (``{"text": ...}``), checked; raises ServeError (422) or TooLarge (413).
 
-    A ``text`` that is not a string (a client that sends a reply parsing as JSON as that JSON: ``7``,
-    ``true``, a list) is read as its JSON text, so the env grades it as the answer it was."""
+    A client that sends a reply parsing as JSON as that JSON (verifiers' OpenEnv taskset) is graded on the
+    reply it was: a ``text`` that is not a string (``7``, ``true``, a list) is read as its JSON text, and so
+    is an action object without ``text`` (a reply that was a JSON object)."""
     data = _object(data, "action")
     check_json(data, "action")
+    if "text" not in data and set(data) - {"metadata"}:
+        data = {"text": data}
     _known(data, {"text", "metadata"}, "action")
     if "text" not in data:
         raise ServeError('action must be {"text": <string>}: it has no "text"', 422)

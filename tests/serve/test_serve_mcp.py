@@ -137,6 +137,9 @@ def test_a_non_string_action_is_graded_as_its_json_text(toy_id):
             for value, text in [(7, "7"), (True, "true"), ([1, "a"], '[1,"a"]'), ({"k": 1}, '{"k":1}')]:
                 answer = ws_ask(ws, {"type": "step", "data": {"text": value}})
                 assert answer["data"]["observation"]["text"] == f"{text} global=initial"
+            # a reply that parsed as a JSON object is sent as the action object itself
+            answer = ws_ask(ws, {"type": "step", "data": {"name": "f", "arguments": {}}})
+            assert answer["data"]["observation"]["text"].startswith('{"name":"f","arguments":{}} ')
         sid = c.post(f"/envs/{toy_id}/sessions", json={}).json()["session_id"]
         c.post(f"/envs/{toy_id}/reset", json={"session_id": sid})
         played = c.post(f"/envs/{toy_id}/step", json={"action": {"text": 3808}, "session_id": sid})
