@@ -1,6 +1,9 @@
 """OpenEnv 0.10.0's MCP surface per served env id: ``POST /envs/<id>/mcp`` (JSON-RPC 2.0), the WebSocket's
 ``{"type": "mcp", "data": <JSON-RPC request>}`` message, and WebSockets attached to an MCP session.
 
+A WebSocket step whose action is one of OpenEnv's MCP actions (``{"type": "list_tools"}``, ``{"type":
+"call_tool", "tool_name", "arguments"}``) is answered as OpenEnv's tool observations, never played as text.
+
 Methods: ``initialize``, ``ping``, ``tools/list``, ``tools/call`` (MCP) and ``openenv/session/create``,
 ``openenv/session/close`` (OpenEnv's session methods, which ``MCPToolClient`` calls). Over HTTP a session
 is created by ``openenv/session/create`` (``params.env_kwargs`` checked like a session's; the env is built
@@ -143,6 +146,19 @@ class McpSessions:
         self.catalog.remember_spaces(env_id, built)
         return session.id
 
+    async def step(self, session: Session, action: dict[str, Any]) -> dict[str, Any]:
+        """An MCP action sent as a WebSocket step (``is_mcp_action``), answered in the shape OpenEnv's
+        ``ListToolsObservation`` / ``CallToolObservation`` serialize to."""
+        if session.episode_id is None:
+            raise EpisodeStateError("call reset first: an episode's tools are its task's")
+        if action["type"] == "list_tools":
+            tools = json.loads(await self.manager.call(session, {"op": "tools"}, exclusive=False))["tools"]
+            return {"observation": {"tools": tools, "metadata": {}}, "reward": None, "done": False}
+        params = {"name": action.get("tool_name"), "arguments": action.get("arguments") or {}}
+        data = (await self._tool_call(session, params, exclusive=False))["data"]
+        observation = {"tool_name": params["name"], "result": data, "error": None, "metadata": {}}
+        return {"observation": observation, "reward": data["reward"], "done": data["done"]}
+
     async def _tool_call(self, session: Session, params: dict[str, Any], exclusive: bool) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(arguments, dict):
@@ -159,6 +175,12 @@ class McpSessions:
             "data": answer,
             "action": action,
         }
+
+
+def is_mcp_action(action: Any) -> bool:
+    """Whether a step's action is one of OpenEnv's MCP actions (``{"type": "list_tools"}``, ``{"type":
+    "call_tool", "tool_name", "arguments"}``) rather than text."""
+    return isinstance(action, dict) and action.get("type") in ("list_tools", "call_tool")
 
 
 def mcp_router(mcp: McpSessions) -> APIRouter:

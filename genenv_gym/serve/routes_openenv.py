@@ -31,7 +31,7 @@ from genenv_gym.serve.curricula import HostedCurricula
 from genenv_gym.serve.errors import EpisodeStateError, ServeError, TooLarge
 from genenv_gym.serve.http_json import JSONBody, client_address, decode_json, json_body
 from genenv_gym.serve.limits import ServeLimits, check_token
-from genenv_gym.serve.routes_mcp import McpSessions
+from genenv_gym.serve.routes_mcp import McpSessions, is_mcp_action
 from genenv_gym.serve.sessions import Session, SessionManager
 from genenv_gym.serve.wire import json_text
 
@@ -224,6 +224,10 @@ async def _websocket_loop(
                         "call reset before step: this connection's session has no episode yet (a client "
                         "that reconnected after the server closed its session is in a new one)"
                     )
+                if is_mcp_action(data.get("data")):  # OpenEnv's ListToolsAction / CallToolAction
+                    answer = await mcp.step(session, data["data"])
+                    await _send(websocket, {"type": "observation", "data": answer})
+                    continue
                 action = parse_action(data.get("data"), limits.max_action_chars)
                 result = await _step(manager, session, action, exclusive=False)
             else:

@@ -85,7 +85,14 @@ def test_an_mcp_session_lists_the_tasks_tools_and_plays_calls_with_the_envs_verd
             over_ws = ws_ask(ws, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}})
             assert over_ws["type"] == "mcp" and over_ws["data"]["id"] == 7
             assert [t["name"] for t in over_ws["data"]["result"]["tools"]] == names
-            assert ws_ask(ws, {"type": "state"})["data"]["step_count"] == 1
+            # OpenEnv's MCP actions as steps
+            listed = ws_ask(ws, {"type": "step", "data": {"type": "list_tools"}})["data"]
+            assert [t["name"] for t in listed["observation"]["tools"]] == names
+            call = {"type": "call_tool", "tool_name": "act", "arguments": {"text": "[]"}}
+            called = ws_ask(ws, {"type": "step", "data": call})["data"]
+            assert called["observation"]["tool_name"] == "act"
+            assert "observation" in called["observation"]["result"]
+            assert ws_ask(ws, {"type": "state"})["data"]["step_count"] == 2
             closing = rpc(c, MULTI, "openenv/session/close", session_id=sid)["result"]
             assert closing["closing"] is True  # closed when its socket goes
         deadline = time.monotonic() + 10
