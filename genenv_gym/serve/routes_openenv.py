@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
@@ -181,6 +182,8 @@ async def _websocket_loop(
         try:
             message = await asyncio.wait_for(websocket.receive(), limits.idle_timeout_s)
         except asyncio.TimeoutError:
+            if not session.closed and time.monotonic() - session.last_used < limits.idle_timeout_s:
+                continue  # an attached session kept busy over HTTP (an MCP client's tool calls)
             await manager.close(session)
             reason = f"no message for {limits.idle_timeout_s:g} s (idle timeout)"
             await answer_after_close(websocket, reason, limits.idle_timeout_s, "IDLE_TIMEOUT")

@@ -119,6 +119,19 @@ def test_a_socket_is_refused_a_session_it_may_not_have(toy_id):
         assert c.delete(f"/envs/{toy_id}/sessions/{sid}").status_code in (200, 204)
 
 
+def test_tool_calls_over_http_keep_an_attached_socket_alive(toy_id):
+    with serve([toy_id], idle_timeout_s=1.0) as url, httpx.Client(base_url=url, timeout=30) as c:
+        sid = rpc(c, toy_id, "openenv/session/create")["result"]["session_id"]
+        ws_url = url.replace("http://", "ws://") + f"/envs/{toy_id}/ws?session_id={sid}"
+        with websockets_sync.connect(ws_url) as ws:
+            ws_ask(ws, {"type": "reset", "data": {}})
+            for _ in range(5):  # 2 s of tool calls, none on the socket
+                time.sleep(0.4)
+                called = rpc(c, toy_id, "tools/call", session_id=sid, name="act", arguments={"text": "x"})
+                assert "result" in called, called
+            assert ws_ask(ws, {"type": "state"})["data"]["step_count"] == 5
+
+
 def test_after_the_server_closes_a_session_the_next_message_says_why(toy_id):
     with serve([toy_id], idle_timeout_s=0.5, step_timeout_s=1.0) as url:
         ws_url = url.replace("http://", "ws://") + f"/envs/{toy_id}/ws"
