@@ -17,6 +17,7 @@ CORE_EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "serve": ("fastapi", "uvicorn", "websockets"),
     "trl": ("trl", "datasets"),
     "verl": ("verl", "ray", "hydra", "omegaconf", "tensordict"),
+    "skyrl": ("skyrl_gym",),
 }
 
 #: extra -> the top-level modules it provides: the core extras and each benchmark manifest's own.

@@ -40,6 +40,8 @@ class DomainSpec:
         candidate_source: ``"module:Class"`` of the ``CandidateSource`` that ``CandidateActions`` uses by
             default (None: the generic choice).
         num_candidates: ``CandidateActions``' default number of candidates K (None: the generic default).
+        tools: ``"module:NAME"`` of the tool specs (``Task.tools``' format) its episodes offer a tool-calling
+            client when a task holds none (genenv_gym/agents/episode_tools.py; None: only ``act``).
     """
 
     name: str
@@ -48,6 +50,7 @@ class DomainSpec:
     call_format: str | None = None
     candidate_source: str | None = None
     num_candidates: int | None = None
+    tools: str | None = None
 
 
 @dataclass(frozen=True)

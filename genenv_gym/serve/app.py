@@ -1,8 +1,10 @@
 """The FastAPI app of ``genenv serve``: OpenEnv's routes for every served env id, under ``/envs/<env id>``,
 and ours.
 
-The routes are three routers, built from what they need: serve/routes_openenv.py (OpenEnv's WebSocket,
+The routes are five routers, built from what they need: serve/routes_openenv.py (OpenEnv's WebSocket,
 stateless HTTP and info routes per id, ``GET /health``, ``GET /envs``, ``GET /envs/<id>/spec``),
+serve/routes_mcp.py (``POST /envs/<id>/mcp``: MCP's JSON-RPC), serve/routes_openapi.py (``GET
+/envs/<id>/openapi.json``),
 serve/routes_sessions.py (our HTTP sessions: ``POST /envs/<id>/sessions``, ``DELETE
 /envs/<id>/sessions/<session id>``) and serve/routes_curricula.py (``GET /curricula``, ``GET
 /curricula/<name>``: the curricula the operator hosts, serve/curricula.py). The app adds what every route
@@ -36,6 +38,8 @@ from genenv_gym.serve.errors import ServeError
 from genenv_gym.serve.http_json import JSONBody
 from genenv_gym.serve.limits import ServeLimits, check_token
 from genenv_gym.serve.routes_curricula import curricula_router
+from genenv_gym.serve.routes_mcp import McpSessions, mcp_router
+from genenv_gym.serve.routes_openapi import openapi_router
 from genenv_gym.serve.routes_openenv import openenv_router
 from genenv_gym.serve.routes_sessions import sessions_router
 from genenv_gym.serve.sessions import SessionManager
@@ -89,7 +93,10 @@ def create_app(config: ServeConfig) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
     _answer_errors_as_json(app)
     _require_token(app, config.token)  # added last: it runs first, before the body is read
-    app.include_router(openenv_router(catalog, manager, curricula, limits, config.token))
+    mcp = McpSessions(catalog, manager, curricula)
+    app.include_router(openenv_router(catalog, manager, curricula, limits, config.token, mcp))
+    app.include_router(mcp_router(mcp))
+    app.include_router(openapi_router(catalog))
     app.include_router(sessions_router(catalog, manager, curricula))
     app.include_router(curricula_router(curricula))
     return app

@@ -1,10 +1,11 @@
-"""The OpenEnv contract (``openenv-core`` 0.3.0) as our server speaks it: message shapes, the action and
+"""The OpenEnv contract (``openenv`` 0.10.0) as our server speaks it: message shapes, the action and
 observation types, their JSON schemas, and the validation of every request field.
 
 OpenEnv's ``serialize_observation`` sends an observation as ``{"observation": {...fields}, "reward": r,
-"done": d}`` and drops ``Observation.metadata``; so Gymnasium's ``terminated``, ``truncated`` and ``info``
-travel as fields of our observation (``GenEnvObservation``), next to the text. ``done`` is
-``terminated or truncated``.
+"done": d}`` (since 0.10.0 with ``Observation.metadata`` inside the observation and, when not empty, at the
+top level; openenv-core 0.3.0 dropped it). Gymnasium's ``terminated``, ``truncated`` and ``info`` travel as
+fields of our observation (``GenEnvObservation``), next to the text, which every OpenEnv client reads;
+``metadata`` stays empty. ``done`` is ``terminated or truncated``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from genenv_gym.registry.client_params import MAX_DEPTH
 from genenv_gym.serve.errors import InvalidText, ServeError, TooLarge
-from genenv_gym.serve.wire import info_to_json
+from genenv_gym.serve.wire import info_to_json, json_text
 
 
 class GenEnvAction(BaseModel):
@@ -34,7 +35,7 @@ class GenEnvObservation(BaseModel):
     model_config = ConfigDict(extra="forbid")
     done: bool = Field(default=False, description="terminated or truncated")
     reward: float | None = Field(default=None, description="the step's reward (None after reset)")
-    metadata: dict[str, Any] = Field(default_factory=dict, description="unused (OpenEnv drops it)")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="unused (info is its own field)")
     text: str = Field(description="the observation text")
     info: dict[str, Any] = Field(default_factory=dict, description="Gymnasium's info as JSON (serve/wire.py)")
     terminated: bool = False
@@ -158,13 +159,21 @@ def parse_session(data: Any) -> dict[str, Any]:
 
 
 def parse_action(data: Any, max_chars: int) -> str:
-    """The action text of a step (``{"text": ...}``), checked; raises ServeError (422) or TooLarge (413)."""
+    """The action text of a step (``{"text": ...}``), checked; raises ServeError (422) or TooLarge (413).
+
+    A client that sends a reply parsing as JSON as that JSON (verifiers' OpenEnv taskset) is graded on the
+    reply it was: a ``text`` that is not a string (``7``, ``true``, a list) is read as its JSON text, and so
+    is an action object without ``text`` (a reply that was a JSON object)."""
     data = _object(data, "action")
     check_json(data, "action")
+    if "text" not in data and set(data) - {"metadata"}:
+        data = {"text": data}
     _known(data, {"text", "metadata"}, "action")
-    text = data.get("text")
+    if "text" not in data:
+        raise ServeError('action must be {"text": <string>}: it has no "text"', 422)
+    text = data["text"]
     if not isinstance(text, str):
-        raise ServeError(f'action must be {{"text": <string>}}, got text={type(text).__name__}', 422)
+        text = json_text(text)
     if len(text) > max_chars:
         raise TooLarge(f"action has {len(text)} characters, more than the server's limit of {max_chars}")
     return text

@@ -1,7 +1,11 @@
-"""OpenEnv's routes per served env id (``openenv-core`` 0.3.0), with the ids and descriptions we add.
+"""OpenEnv's routes per served env id (``openenv`` 0.10.0), with the ids and descriptions we add.
 
 - ``WS   /envs/<id>/ws``: one session per connection (its own env); messages ``reset`` / ``step`` /
-  ``state`` / ``close`` answered with ``observation`` / ``state`` / ``error``, as ``EnvClient`` speaks.
+  ``state`` / ``close`` answered with ``observation`` / ``state`` / ``error``, as ``EnvClient`` speaks,
+  and ``mcp`` (a JSON-RPC request, answered ``{"type": "mcp", "data": <response>}``: serve/routes_mcp.py).
+  ``/ws?session_id=<id>`` attaches to an MCP client's HTTP session instead (refused with an error unless
+  the socket may have it). When the server closes the session (idle, a step past its time limit), the
+  next message is answered with why (``SESSION_CLOSED``) before the socket closes.
 - ``POST /envs/<id>/reset``, ``POST /envs/<id>/step``, ``GET /envs/<id>/state``: OpenEnv's stateless HTTP
   (each reset builds a fresh env and closes it; a step without a session has no episode and is refused),
   or, with a ``session_id`` (serve/routes_sessions.py), that session's env.
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
@@ -27,6 +32,7 @@ from genenv_gym.serve.curricula import HostedCurricula
 from genenv_gym.serve.errors import EpisodeStateError, ServeError, TooLarge
 from genenv_gym.serve.http_json import JSONBody, client_address, decode_json, json_body
 from genenv_gym.serve.limits import ServeLimits, check_token
+from genenv_gym.serve.routes_mcp import McpSessions, is_mcp_action
 from genenv_gym.serve.sessions import Session, SessionManager
 from genenv_gym.serve.wire import json_text
 
@@ -37,6 +43,7 @@ def openenv_router(
     curricula: HostedCurricula,
     limits: ServeLimits,
     token: str | None,
+    mcp: McpSessions,
 ) -> APIRouter:
     """OpenEnv's routes (and ``/health``, ``/envs``, ``/envs/<id>/spec``) over ``manager``'s sessions;
     ``token`` is the bearer token the WebSocket checks (HTTP requests meet the app's middleware)."""
@@ -135,18 +142,24 @@ def openenv_router(
     async def websocket_session(websocket: WebSocket, env_id: str) -> None:
         await websocket.accept()
         session: Session | None = None
+        attached = websocket.query_params.get("session_id")
         try:
             check_token(token, websocket.headers.get("authorization"))
             catalog.check(env_id)
-            session = manager.open(env_id, "ws", client_address(websocket))
-            await _websocket_loop(websocket, manager, catalog, curricula, session, limits)
+            if attached is None:
+                session = manager.open(env_id, "ws", client_address(websocket))
+            else:  # an MCP client's HTTP session (serve/routes_mcp.py); refused unless the socket may have it
+                session = mcp.attach(attached, env_id, client_address(websocket))
+            await _websocket_loop(websocket, manager, catalog, curricula, session, limits, mcp)
         except ServeError as error:
             with contextlib.suppress(Exception):
                 await _send(websocket, _ws_error(error))
         except WebSocketDisconnect:
             pass
         finally:
-            if session is not None:
+            if session is not None and attached is not None:
+                await mcp.detach(session)
+            elif session is not None:
                 await manager.close(session)
             with contextlib.suppress(Exception):
                 await websocket.close()
@@ -161,20 +174,19 @@ async def _websocket_loop(
     curricula: HostedCurricula,
     session: Session,
     limits: ServeLimits,
+    mcp: McpSessions,
 ) -> None:
     """Answer one connection's messages in order until it closes, sends ``close`` or idles out."""
-    env_kwargs: dict[str, Any] | None = None
+    env_kwargs: dict[str, Any] | None = None if session.process is None else {}  # built: an attached session
     while True:
         try:
             message = await asyncio.wait_for(websocket.receive(), limits.idle_timeout_s)
         except asyncio.TimeoutError:
-            await _send(
-                websocket,
-                {
-                    "type": "error",
-                    "data": {"message": "idle timeout: session closed", "code": "IDLE_TIMEOUT"},
-                },
-            )
+            if not session.closed and time.monotonic() - session.last_used < limits.idle_timeout_s:
+                continue  # an attached session kept busy over HTTP (an MCP client's tool calls)
+            await manager.close(session)
+            reason = f"no message for {limits.idle_timeout_s:g} s (idle timeout)"
+            await answer_after_close(websocket, reason, limits.idle_timeout_s, "IDLE_TIMEOUT")
             return
         if message["type"] == "websocket.disconnect":
             return
@@ -190,6 +202,10 @@ async def _websocket_loop(
                 return
             if kind == "state":
                 await _send(websocket, {"type": "state", "data": session.state()})
+                continue
+            if kind == "mcp":
+                answer = await mcp.answer(session.env_id, data.get("data"), session.client, session)
+                await _send(websocket, {"type": "mcp", "data": answer})
                 continue
             if kind == "reset":
                 reset = parse_reset(data.get("data", {}))
@@ -207,7 +223,14 @@ async def _websocket_loop(
                 result = await _reset(manager, session, reset, exclusive=False)
             elif kind == "step":
                 if session.episode_id is None:
-                    raise EpisodeStateError("call reset before step")
+                    raise EpisodeStateError(
+                        "call reset before step: this connection's session has no episode yet (a client "
+                        "that reconnected after the server closed its session is in a new one)"
+                    )
+                if is_mcp_action(data.get("data")):  # OpenEnv's ListToolsAction / CallToolAction
+                    answer = await mcp.step(session, data["data"])
+                    await _send(websocket, {"type": "observation", "data": answer})
+                    continue
                 action = parse_action(data.get("data"), limits.max_action_chars)
                 result = await _step(manager, session, action, exclusive=False)
             else:
@@ -216,8 +239,29 @@ async def _websocket_loop(
             await websocket.send_text('{"type":"observation","data":' + result.body.decode("utf-8") + "}")
         except ServeError as error:
             await _send(websocket, _ws_error(error))
-            if session.closed:
+            if session.closed:  # the server closed it (a step past its time limit, the memory limit)
+                await answer_after_close(websocket, error.message, limits.idle_timeout_s)
                 return
+
+
+async def answer_after_close(
+    websocket: WebSocket, reason: str, grace_s: float, unasked_code: str | None = None
+) -> None:
+    """The server closed the socket's session (``reason``): the client's next message, within ``grace_s``,
+    is answered with that (``SESSION_CLOSED``), so a client that reconnects on a closed socket (OpenEnv's)
+    learns why rather than meeting a fresh session. With no message in time, ``unasked_code`` (if any) is
+    sent unasked. The socket then closes."""
+    try:
+        message = await asyncio.wait_for(websocket.receive(), grace_s)
+    except asyncio.TimeoutError:
+        message = None
+    if message is None:
+        code = unasked_code
+    else:
+        code = "SESSION_CLOSED" if message["type"] == "websocket.receive" else None  # else: disconnected
+    if code is not None:
+        text = f"the server closed this session: {reason}; reconnect and reset to play on"
+        await _send(websocket, {"type": "error", "data": {"message": text, "code": code}})
 
 
 async def _reset(

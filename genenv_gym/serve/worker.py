@@ -1,10 +1,11 @@
 """A session's process: the one place its env lives, and the server's handle on it.
 
 The zygote (serve/zygote.py) forks one process per session; ``run_session`` is that process's whole life:
-it builds the env, answers ``make`` / ``reset`` / ``step`` / ``close`` messages (serve/frames.py) in
-order, and exits when the server closes the connection. Whatever the env does to its process (a module
-global it sets, a cache it fills, memory it takes, a call that never returns) stays in that process, and
-the server ends it by killing its process group (``WorkerProcess.kill``).
+it builds the env, answers ``make`` / ``reset`` / ``step`` / ``close`` messages (serve/frames.py) and
+an MCP client's ``tools`` / ``call`` (serve/mcp_tools.py) in order, and exits when the server closes the
+connection. Whatever the env does to its process (a module global it sets, a cache it fills, memory it
+takes, a call that never returns) stays in that process, and the server ends it by killing its process
+group (``WorkerProcess.kill``).
 
 A ``make`` that names a ``curriculum`` (``{"group_size"}``: the session joined a curriculum the server
 hosts, serve/curricula.py) makes the env propose from and record into it (``join_curriculum``), through
@@ -38,6 +39,7 @@ from genenv_gym.serve.errors import (
     WorkerLost,
     redact_paths,
 )
+from genenv_gym.serve.mcp_tools import call_action, episode_tools
 from genenv_gym.serve.session_curriculum import join_hosted_curriculum
 from genenv_gym.serve.wire import json_text, options_from_json
 
@@ -81,6 +83,13 @@ def run_session(
                 elif op == "step":
                     obs, reward, terminated, truncated, info = env.step(request["action"])
                     result = observation_payload(obs, info, reward, terminated, truncated)
+                elif op == "tools":
+                    result = {"tools": episode_tools(env)}
+                elif op == "call":
+                    action = call_action(env, request["name"], request["arguments"])
+                    obs, reward, terminated, truncated, info = env.step(action)
+                    payload = observation_payload(obs, info, reward, terminated, truncated)
+                    result = {"action": action, **payload}
                 else:
                     raise ValueError(f"unknown operation {op!r}")
                 reply = frames.encode_reply(frames.OK, json_text(result).encode("utf-8"))

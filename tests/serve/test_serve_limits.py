@@ -72,7 +72,7 @@ def test_every_malformed_request_is_answered_4xx_with_a_message():
             (c.post(f"{base}/step", json={"action": {"text": "[]"}, "session_id": "0" * 32}), 404),
             (c.post(f"{base}/step", json={"action": {"text": "[]"}}), 409),
             (c.post(f"{base}/step", json={"action": {"text": "[]"}, "session_id": sid}), 409),  # before reset
-            (c.post(f"{base}/step", json={"action": {"text": 42}, "session_id": sid}), 422),
+            (c.post(f"{base}/step", json={"action": {"text": "[]", "x": 1}, "session_id": sid}), 422),
             (c.post(f"{base}/step", json={"action": "[]", "session_id": sid}), 422),
             (c.post(f"{base}/step", json={"session_id": sid}), 422),
             (c.post(f"{base}/step", content=b""), 422),
@@ -110,7 +110,7 @@ def test_websocket_errors_keep_the_connection_usable():
             assert json.loads(ws.recv(timeout=10))["data"]["code"] == "INVALID_JSON"
             ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
             assert json.loads(ws.recv(timeout=10))["type"] == "observation"
-            ws.send(json.dumps({"type": "step", "data": {"text": 7}}))
+            ws.send(json.dumps({"type": "step", "data": {"text": "[]", "x": 1}}))
             assert json.loads(ws.recv(timeout=10))["data"]["code"] == "VALIDATION_ERROR"
             ws.send(json.dumps({"type": "step", "data": {"text": "[]"}}))
             assert json.loads(ws.recv(timeout=10))["type"] == "observation"

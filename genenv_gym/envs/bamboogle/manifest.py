@@ -76,17 +76,28 @@ EVALUATOR = Evaluator(
     ),
 )
 
+#: Its two actions as tools (a native tool call becomes Search-R1's tagged text).
+_SEARCH_CALLS = "genenv_gym.envs.bamboogle.call_format:SEARCH_CALLS"
+_SEARCH_TOOLS = "genenv_gym.envs.bamboogle.call_format:SEARCH_TOOLS"
+
 MANIFEST = Manifest(
     package="bamboogle",
     order=4,
     evaluator=EVALUATOR,
     entries=ENTRIES,
     domains=(
-        DomainSpec("bamboogle", "genenv_gym.envs.bamboogle.domain:BamboogleDomain"),
+        DomainSpec(
+            "bamboogle",
+            "genenv_gym.envs.bamboogle.domain:BamboogleDomain",
+            call_format=_SEARCH_CALLS,
+            tools=_SEARCH_TOOLS,
+        ),
         DomainSpec(
             "bamboogle_sim",
             "genenv_gym.envs.bamboogle.sim_domain:BamboogleSimDomain",
             task_writer="genenv_gym.envs.bamboogle.task_writer:BamboogleTaskWriter",
+            call_format=_SEARCH_CALLS,
+            tools=_SEARCH_TOOLS,
         ),
     ),
     source=SOURCE,

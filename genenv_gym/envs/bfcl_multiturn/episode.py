@@ -78,6 +78,13 @@ class MultiTurnEpisode(Episode):
         super().__init__(task, render_messages(self.messages))
 
     @property
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """The functions the agent may call now: the task's, and the held-out ones shown by the turns so far
+        (miss_func)."""
+        shown = [thaw(doc) for turn in range(self.turn + 1) for doc in self.holdout.get(str(turn), [])]
+        return [dict(f) for f in thaw(self.task.tools)] + shown
+
+    @property
     def num_turns(self) -> int:
         """Number of user turns of the entry."""
         return self.checker.num_turns

@@ -113,7 +113,10 @@ MANIFEST = Manifest(
     domains=(
         DomainSpec("travelplanner", "genenv_gym.envs.travelplanner.domain:TravelPlannerDomain"),
         DomainSpec(
-            "travelplanner_tools", "genenv_gym.envs.travelplanner.tools_domain:TravelPlannerToolsDomain"
+            "travelplanner_tools",
+            "genenv_gym.envs.travelplanner.tools_domain:TravelPlannerToolsDomain",
+            call_format="genenv_gym.envs.travelplanner.call_format:TRAVEL_CALLS",
+            tools="genenv_gym.envs.travelplanner.call_format:TRAVEL_TOOLS",
         ),
         DomainSpec(
             "travelplanner_sim",
