@@ -127,7 +127,7 @@ class LiveTasks:
             index += 1
 
     def _layout(self, tasks: list[Task]) -> list[dict[str, Any]]:
-        return rows_for(tasks, "trl", self.env_id, "train" if self.simulated else "test")
+        return rows_for(tasks, "trl", self.env_id, "train" if self.simulated else "test", domain=self.domain)
 
     @staticmethod
     def _row(task: Task, row: dict[str, Any], seed: int) -> dict[str, Any]:
