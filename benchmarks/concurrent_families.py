@@ -26,16 +26,18 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=3, help="tasks per id (each played by two scripts)")
     parser.add_argument("--families", nargs="*", default=sorted(FAMILIES))
     args = parser.parse_args()
-    plans = {}
+    plans = {}  # (env id, copy): a family of one id pairs two envs of it, each on its own thread
     for family in args.families:
-        for env_id in family_ids(family):
-            if env_id not in plans:
-                plans[env_id] = plan_for(LiveTasks(env_id, 1), args.tasks)
+        first, second = family_ids(family)
+        for key in ((first, 0), (second, int(second == first))):
+            plans[key] = plan_for(LiveTasks(key[0], 1), args.tasks)
     total_bad = total = 0
     start = time.perf_counter()
     for a, b in itertools.combinations_with_replacement(args.families, 2):
-        left = family_ids(a)[0]
-        right = family_ids(b)[1] if a == b else family_ids(b)[0]
+        left = (family_ids(a)[0], 0)
+        right = (
+            (family_ids(b)[1], int(family_ids(b)[0] == family_ids(b)[1])) if a == b else (family_ids(b)[0], 0)
+        )
         bad, examples = 0, []
         for _ in range(args.trials):
             pair = [plans[left], plans[right]]
