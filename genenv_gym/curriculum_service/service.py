@@ -11,7 +11,9 @@ actor: ``ray_actor``; ``genenv serve``: serve/curricula.py). It implements ``pro
   from the service's ``seed``, so a service's proposals are a function of its seed and of the sequence of
   records before each proposal. ``propose_at(index, seed)``: the proposal at position ``index`` of a
   stream that several processes read (TRL's ranks each read the whole stream and keep their slice): made
-  when the first reader asks, the same proposal for every later one.
+  when the first reader asks, the same proposal for every later one. Its id names the position and the task
+  (``@INDEX:TASK``): a position made again after a restart with the same task is the same proposal, and the
+  group gathers every reader's rollouts of it; with another task it is another proposal.
 - ``record(task, success, proposal_id=..., group_size=..., validation=...)``: one finished episode. The
   tracker sees it; its group (keyed by the proposal id, else the task id) closes at its declared size,
   across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
@@ -22,12 +24,13 @@ actor: ``ray_actor``; ``genenv serve``: serve/curricula.py). It implements ``pro
   goes on (one past the furthest position played) and the positions read ahead of it, so that a trainer
   resuming its stream there reads the same rows the uninterrupted run would have.
 - Restarts: every ``restore`` begins a new incarnation of the curriculum (one more than the checkpoint's and
-  than its own), and the ids it proposes carry it (``K.N:TASK``; ``N:TASK`` before any restore), so an id
-  is never handed out twice, even when the proposals made after the checkpoint are made again (same seeds,
-  same tasks). A record for a proposal of an earlier incarnation that the restored state does not know (made
-  after the checkpoint, lost with the process) is logged and counted apart (``stale_records``): it changes
-  nothing and never joins a group. A host that restores from its own file writes the new incarnation's
-  checkpoint at once (``checkpoint_file.restore_from_file``), so two restarts from one file never share one.
+  than its own), and the ids ``propose`` makes carry it (``K.N:TASK``; ``N:TASK`` before any restore), so an
+  id is never handed out for two rows, even when the proposals made after the checkpoint are made again
+  (same seeds, same tasks). A record for a proposal of an earlier incarnation that the restored state does
+  not know (made after the checkpoint, lost with the process) is logged and counted apart
+  (``stale_records``): it changes nothing and never joins a group. A host that restores from its own file
+  writes the new incarnation's checkpoint at once (``checkpoint_file.restore_from_file``), so two restarts
+  from one file never share one.
 - ``log()``: every proposal and record in the order it arrived, each ``checkpoint`` and each ``restore``
   (which names the checkpoint it went back to); ``replay(service, log)`` plays a log into a fresh service,
   which then holds the same state and proposes the same tasks, also across crashes: at a restore the replay
@@ -180,7 +183,8 @@ class CurriculumService(TrainerCurriculum):
                 return made
             context = self.tracker.estimate()
             task = self.simulator.propose(1, context, np.random.default_rng(int(seed)))[0]
-            made = Proposal(self._new_id(task), task, int(seed))
+            self._proposals += 1
+            made = Proposal(f"@{index}:{task.id}", task, int(seed))
             self._remember(made.proposal_id, context)
             self._remember(task.id, context)
             self._at[index] = made

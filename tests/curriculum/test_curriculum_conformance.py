@@ -96,7 +96,9 @@ def play_trainer(curriculum: TrainerCurriculum) -> list[Any]:
     curriculum.restore(saved)
     said.append(curriculum.state())
     again = described(curriculum.propose(3))
-    assert [d[1:] for d in again] == [d[1:] for d in after]  # a restored curriculum goes on as the saved one did
+    assert [d[1:] for d in again] == [
+        d[1:] for d in after
+    ]  # a restored curriculum goes on as the saved one did
     assert not {d[0] for d in again} & {d[0] for d in after}  # ... under proposal ids never handed out before
     said.append(again)
     return said
