@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 from concurrent_play import FAMILIES, family_ids, mismatches, plan_for, play_at_once
+from trainer_episodes import live
 
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.registry.registration import ENV_ENTRIES
@@ -28,8 +29,8 @@ def plans(shared_data_dir, request):
         request.getfixturevalue("alfworld_engine")
 
     def plan(key: tuple[str, int]):
-        if key not in _PLANS:
-            _PLANS[key] = plan_for(LiveTasks(key[0], 1))
+        if key not in _PLANS:  # the session's env of the id (the trainer tests' too), or a second one
+            _PLANS[key] = plan_for(live(key[0]) if key[1] == 0 else LiveTasks(key[0], 1))
         return _PLANS[key]
 
     return plan
