@@ -4,7 +4,8 @@
   per row), ``ray.kill(actor, no_restart=False)`` with groups in flight; the rollouts of the step go on
   recording, then the next steps run.
 - ``ray-propose_at``: the same actor read as TRL's ranks read it (two ranks, ``propose_at`` per stream
-  position, each playing half of every group), killed between the two ranks' reads of a step.
+  position, each playing half of every group), killed between the two ranks' reads of a step;
+  ``ray-propose_at-played``: the same, rank 0 having played its half of the step before the kill.
 - ``serve``: ``genenv serve --curriculum-dir`` killed with SIGKILL while clients' sessions play (each
   reset proposes, each step records), then started again; clients join again and play on.
 
@@ -143,9 +144,24 @@ def ray_run(mode: str, folder: Path) -> dict[str, Any]:
         play(ranks, range(1))  # one rollout of each group recorded, then the actor dies
         kill_and_wait()
         play(ranks, range(1, N))  # the step's other rollouts still arrive
-    else:
+    elif mode == "ray-propose_at":
         ranks = read_step(ranks_before_kill=1)  # rank 0 read the step, the actor died, rank 1 reads it
         play(ranks)
+    else:  # rank 0 read and played its half of the step, the actor died, rank 1 reads and plays its half
+        first = [curriculum.propose_at(position + i, 100 + position + i) for i in range(rows_per_step)]
+        issued.extend((p.proposal_id, position + i) for i, p in enumerate(first))
+        for p in first:
+            for a in range(N // 2):
+                curriculum.record(p.task, outcome(p.task, a), proposal_id=p.proposal_id)
+                sent += 1
+        kill_and_wait()
+        second = [curriculum.propose_at(position + i, 100 + position + i) for i in range(rows_per_step)]
+        issued.extend((p.proposal_id, position + i) for i, p in enumerate(second))
+        position += rows_per_step
+        for p in second:
+            for a in range(N // 2, N):
+                curriculum.record(p.task, outcome(p.task, a), proposal_id=p.proposal_id)
+                sent += 1
     for _ in range(2):
         play(read_step())
     state = curriculum.state()
@@ -250,7 +266,8 @@ def serve_run(folder: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--modes", nargs="*", default=["ray-propose", "ray-propose_at", "serve"])
+    modes = ["ray-propose", "ray-propose_at", "ray-propose_at-played", "serve"]
+    parser.add_argument("--modes", nargs="*", default=modes)
     parser.add_argument("--checkout", default=os.environ.get("PYTHONPATH", "."))
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="curriculum-restarts-"))
