@@ -70,4 +70,4 @@ def test_two_families_started_at_once_play_as_each_plays_alone(plans, left, righ
 )
 def test_every_id_started_at_once_with_every_family_plays_as_alone(plans, left, right):
     pair = [plans(left), plans(right)]
-    assert mismatches(pair, play_at_once(pair, rounds=3)) == []
+    assert mismatches(pair, play_at_once(pair, rounds=3), rounds=3) == []
