@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from genenv_gym.task import Task
+from genenv_gym.task import Task, thaw
 
 
 @dataclass(frozen=True)
@@ -225,3 +225,10 @@ class Domain(ABC):
     def start_episode(self, task: Task) -> Episode:
         """Begin an interaction with ``task``."""
         return SingleTurnEpisode(self, task)
+
+    def opening_chat(self, task: Task) -> list[dict[str, Any]]:
+        """The chat an episode of ``task`` opens with: ``reset``'s ``info["messages"]``, which ``genenv eval``
+        shows the agent, and every trainer adapter's first prompt (TRL rows, exported verl rows, the live
+        rollout). The task's messages by default; a domain whose opening shows state played from the task
+        (ALFWorld-Step's transcript so far) builds it here."""
+        return thaw(task.messages)

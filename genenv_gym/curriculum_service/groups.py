@@ -32,6 +32,9 @@ class GroupTable:
     def __len__(self) -> int:
         return len(self._open)
 
+    def __contains__(self, key: object) -> bool:
+        return key in self._open
+
     def add(self, key: str, success: bool, size: int) -> list[bool] | None:
         """Record one outcome of ``key``'s group; the group's outcomes once it has ``size`` of them."""
         if size < 1:

@@ -7,7 +7,7 @@ workers racing to create it get one actor). The ``RayCurriculum`` it returns is 
 at a time, so its log is the order in which the workers' records arrived. With ``checkpoint_path`` the
 actor writes each ``checkpoint`` there (a pickle, as verl's own ``data.pt``: point it only at a file the run
 itself writes) and a new actor of that name starts from the file (a dead actor's successor loses only what
-came after it).
+came after it, and hands out no proposal id twice: see ``service``, "Restarts").
 
 Imports ray (the 'verl' extra installs it).
 """
@@ -15,11 +15,10 @@ Imports ray (the 'verl' extra installs it).
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from genenv_gym.atomic_write import write_atomically
+from genenv_gym.curriculum_service.checkpoint_file import restore_from_file, write_checkpoint
 from genenv_gym.curriculum_service.protocol import Proposal, TrainerCurriculum
 from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.registry.extras import require_extra
@@ -59,17 +58,15 @@ class CurriculumHost:
         self.service = CurriculumService.for_env(env_id, env_kwargs, **dict(service_kwargs or {}))
         self.env_id = env_id
         self.checkpoint_path = checkpoint_path
-        if checkpoint_path and os.path.exists(checkpoint_path):
-            with open(checkpoint_path, "rb") as handle:  # the actor's own file (a pickle, as verl's data.pt)
-                self.service.restore(pickle.load(handle))
+        if checkpoint_path:
+            restore_from_file(self.service, checkpoint_path)
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if method not in METHODS:
             raise ValueError(f"{method!r} is not a curriculum service method ({sorted(METHODS)})")
-        out = getattr(self.service, method)(*args, **kwargs)
         if method == "checkpoint" and self.checkpoint_path:
-            write_atomically(self.checkpoint_path, pickle.dumps(out))
-        return out
+            return write_checkpoint(self.service, self.checkpoint_path)
+        return getattr(self.service, method)(*args, **kwargs)
 
     def describe(self) -> dict[str, Any]:
         return {"env_id": self.env_id, "group_size": self.service.group_size, "pid": os.getpid()}

@@ -6,11 +6,14 @@ actor: ``ray_actor``; ``genenv serve``: serve/curricula.py). It implements ``pro
 (protocol.py declares the interface and which placement offers which part of it):
 
 - ``propose(n)``: ``n`` tasks the simulator proposes now, at the tracker's current estimate, each with a
-  proposal id (the key its group is counted by) and the seed it was drawn with. Seeds follow one counter
+  proposal id (the key its group is counted by; unique for the life of the curriculum, restores included,
+  see below) and the seed it was drawn with. Seeds follow one counter
   from the service's ``seed``, so a service's proposals are a function of its seed and of the sequence of
   records before each proposal. ``propose_at(index, seed)``: the proposal at position ``index`` of a
   stream that several processes read (TRL's ranks each read the whole stream and keep their slice): made
-  when the first reader asks, the same proposal for every later one.
+  when the first reader asks, the same proposal for every later one. Its id names the position and the task
+  (``@INDEX:TASK``): a position made again after a restart with the same task is the same proposal, and the
+  group gathers every reader's rollouts of it; with another task it is another proposal.
 - ``record(task, success, proposal_id=..., group_size=..., validation=...)``: one finished episode. The
   tracker sees it; its group (keyed by the proposal id, else the task id) closes at its declared size,
   across all recorders, and updates the simulator with the group's ``Outcome``. Validation records are
@@ -20,13 +23,26 @@ actor: ``ray_actor``; ``genenv serve``: serve/curricula.py). It implements ``pro
 - ``state()``, ``checkpoint()`` / ``restore(state)``; a checkpoint also holds where a ``propose_at`` stream
   goes on (one past the furthest position played) and the positions read ahead of it, so that a trainer
   resuming its stream there reads the same rows the uninterrupted run would have.
-- ``log()``: every proposal and record in the order it arrived; ``replay(service, log)`` plays a log into a
-  fresh service, which then holds the same state and proposes the same tasks.
+- Restarts: every ``restore`` begins a new incarnation of the curriculum (one more than the checkpoint's and
+  than its own), and the ids ``propose`` makes carry it (``K.N:TASK``; ``N:TASK`` before any restore), so an
+  id is never handed out for two rows, even when the proposals made after the checkpoint are made again
+  (same seeds, same tasks). A record for a proposal of an earlier incarnation that the restored state does
+  not know (made after the checkpoint, lost with the process) is logged and counted apart
+  (``stale_records``): it changes nothing and never joins a group. A host that restores from its own file
+  writes the new incarnation's checkpoint at once (``checkpoint_file.restore_from_file``), so two restarts
+  from one file never share one.
+- ``log()``: every proposal and record in the order it arrived, each ``checkpoint`` and each ``restore``
+  (which names the checkpoint it went back to); ``replay(service, log)`` plays a log into a fresh service,
+  which then holds the same state and proposes the same tasks, also across crashes: at a restore the replay
+  goes back to its own state at that checkpoint, so events the restored curriculum never saw (after the
+  checkpoint, before the crash) count as they did live.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import threading
 import warnings
 from collections import OrderedDict, deque
@@ -50,6 +66,8 @@ DEFAULT_MAX_OPEN_GROUPS = 4096
 MAX_REMEMBERED = 8192
 #: Log events kept in memory (all of them go to ``log_path`` when one is given).
 MAX_LOG_IN_MEMORY = 100_000
+#: A proposal id this service makes: ``N:TASK`` (before any restore) or ``K.N:TASK`` (incarnation K).
+_PROPOSAL_ID = re.compile(r"(?:(\d+)\.)?\d+:")
 
 
 class ServiceBusy(RuntimeError):
@@ -101,11 +119,13 @@ class CurriculumService(TrainerCurriculum):
         self._played_through = -1  # the furthest stream position a training record was made for
         self._next_seed = seed
         self._proposals = 0
+        self._incarnation = 0
+        self._stale = 0
         self._completed = 0
         self._step = StepDiagnostics()
         self._log: deque[dict[str, Any]] = deque(maxlen=MAX_LOG_IN_MEMORY)
         self._logged = 0
-        self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+        self._log_file = _open_log(log_path) if log_path else None
         #: the simulator's update statistics, one per completed group
         self.updates: list[dict[str, float]] = []
 
@@ -145,8 +165,7 @@ class CurriculumService(TrainerCurriculum):
             out = []
             for offset in range(n):
                 task = self.simulator.propose(1, context, np.random.default_rng(first + offset))[0]
-                proposal_id = f"{self._proposals}:{task.id}"
-                self._proposals += 1
+                proposal_id = self._new_id(task)
                 self._remember(proposal_id, context)
                 self._remember(task.id, context)
                 out.append(Proposal(proposal_id, task, first + offset))
@@ -164,8 +183,8 @@ class CurriculumService(TrainerCurriculum):
                 return made
             context = self.tracker.estimate()
             task = self.simulator.propose(1, context, np.random.default_rng(int(seed)))[0]
-            made = Proposal(f"{self._proposals}:{task.id}", task, int(seed))
             self._proposals += 1
+            made = Proposal(f"@{index}:{task.id}", task, int(seed))
             self._remember(made.proposal_id, context)
             self._remember(task.id, context)
             self._at[index] = made
@@ -176,6 +195,19 @@ class CurriculumService(TrainerCurriculum):
                 {"event": "propose", "n": 1, "seed": int(seed), "ids": [made.proposal_id], "index": index}
             )
             return made
+
+    def _new_id(self, task: Task) -> str:
+        """The next proposal id (see the module docstring), counted."""
+        prefix = f"{self._incarnation}." if self._incarnation else ""
+        self._proposals += 1
+        return f"{prefix}{self._proposals - 1}:{task.id}"
+
+    def _stale_key(self, key: str) -> bool:
+        """Whether ``key`` is a proposal of an earlier incarnation that this state does not know."""
+        match = _PROPOSAL_ID.match(key)
+        if match is None or int(match.group(1) or 0) == self._incarnation:
+            return False
+        return key not in self._remembered and key not in self._groups
 
     def _append(self, event: dict[str, Any]) -> None:
         event["seq"] = self._logged
@@ -259,6 +291,11 @@ class CurriculumService(TrainerCurriculum):
         }
         if key not in self._remembered:  # not a proposal of this service: replay needs the task itself
             event["task"] = task.to_json()
+        if proposal_id is not None and self._stale_key(key):  # lost with an earlier incarnation
+            event["stale"] = True
+            self._append(event)
+            self._stale += 1
+            return None
         self._append(event)
         self._step.add_record(level, success, validation)
         if validation:
@@ -292,6 +329,7 @@ class CurriculumService(TrainerCurriculum):
                 "groups_completed": self._completed,
                 "open_groups": len(self._groups),
                 "dropped_groups": self._groups.dropped,
+                "stale_records": self._stale,
             }
             if hasattr(
                 self.simulator, "state"
@@ -310,10 +348,15 @@ class CurriculumService(TrainerCurriculum):
     # -- checkpoint ---------------------------------------------------------------------------------------
     def checkpoint(self) -> dict[str, Any]:
         """Everything ``restore`` needs to go on as this service would (JSON-able with the procedural
-        simulator; the LLM simulator's part holds its pending records, picklable)."""
+        simulator; the LLM simulator's part holds its pending records, picklable). The log marks it
+        (``log_mark``: the incarnation and ``seq`` of its ``checkpoint`` event), for a restore to name."""
         with self._lock:
             stats = getattr(self.simulator, "stats", None)
+            self._append({"event": "checkpoint", "incarnation": self._incarnation})
             return {
+                "incarnation": self._incarnation,
+                "log_mark": [self._incarnation, self._logged - 1],
+                "stale_records": self._stale,
                 "simulator": self.simulator.state_dict() if hasattr(self.simulator, "state_dict") else None,
                 "simulator_stats": _jsonable(asdict(stats)) if is_dataclass(stats) else None,
                 "tracker": self.tracker.state_dict(),
@@ -337,7 +380,8 @@ class CurriculumService(TrainerCurriculum):
         return {"next": self._played_through + 1, "ahead": ahead}
 
     def restore(self, state: Mapping[str, Any]) -> None:
-        """Go on from a ``checkpoint`` (the log and the step's diagnostics start afresh)."""
+        """Go on from a ``checkpoint``, as a new incarnation (see the module docstring); the log (in memory)
+        and the step's diagnostics start afresh, with a ``restore`` event that names the checkpoint."""
         with self._lock:
             if state.get("simulator") is not None:
                 self.simulator.load_state_dict(state["simulator"])
@@ -359,8 +403,13 @@ class CurriculumService(TrainerCurriculum):
                 for index, pid, task, seed in stream["ahead"]
             )
             self._index_of = {p.proposal_id: index for index, p in self._at.items()}
+            self._incarnation = max(int(state.get("incarnation", 0)), self._incarnation) + 1
+            self._stale = int(state.get("stale_records", 0))
             self._step = StepDiagnostics()
             self._log.clear()
+            self._append(
+                {"event": "restore", "incarnation": self._incarnation, "from": state.get("log_mark")}
+            )
 
     def close(self) -> None:
         if self._log_file is not None:
@@ -372,12 +421,32 @@ class CurriculumService(TrainerCurriculum):
 
 
 def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list[Proposal]:
-    """Play ``log`` (``CurriculumService.log``) into ``service``: the same proposals, then the same records
-    in the same order. Returns the proposals; raises ValueError where one differs from the log's."""
+    """Play ``log`` (``CurriculumService.log``, or a ``log_path`` file read by ``read_log``) into
+    ``service``: the same proposals, records, checkpoints and restores in the same order (a restore goes back
+    to the service's own state at the checkpoint it names). Returns the proposals; raises ValueError where
+    one differs from the log's, or where the log restores a checkpoint it does not hold (a log that begins
+    with a restore replays into a service restored from that checkpoint)."""
     proposals: list[Proposal] = []
     by_id: dict[str, Task] = {}
+    saved: dict[tuple[int, int], dict[str, Any]] = {}
     for event in log:
-        if event["event"] == "propose":
+        if event["event"] == "checkpoint":
+            saved[(int(event["incarnation"]), int(event["seq"]))] = service.checkpoint()
+        elif event["event"] == "restore":
+            mark = tuple(event["from"]) if event.get("from") is not None else None
+            if mark in saved:
+                service.restore(saved[mark])
+            elif service._incarnation != int(event["incarnation"]):
+                raise ValueError(
+                    f"replay: the log restores checkpoint {mark}, which it does not hold: restore the "
+                    "service from that checkpoint first and replay the log from its restore on"
+                )
+            if service._incarnation != int(event["incarnation"]):
+                raise ValueError(
+                    f"replay diverged: restored as incarnation {service._incarnation}, log has "
+                    f"{event['incarnation']}"
+                )
+        elif event["event"] == "propose":
             if "index" in event:
                 made = [service.propose_at(event["index"], event["seed"])]
             else:
@@ -401,6 +470,30 @@ def replay(service: CurriculumService, log: Sequence[Mapping[str, Any]]) -> list
                 recorder=event["recorder"],
             )
     return proposals
+
+
+def _open_log(path: str) -> Any:
+    """``path`` opened for appending, on a line of its own (a crash may have cut the last line short)."""
+    with open(path, "ab+") as raw:
+        if raw.seek(0, os.SEEK_END) > 0 and raw.seek(-1, os.SEEK_END) >= 0 and raw.read(1) != b"\n":
+            raw.write(b"\n")
+    return open(path, "a", encoding="utf-8")
+
+
+def read_log(path: str) -> list[dict[str, Any]]:
+    """The events of a ``log_path`` file, for ``replay``. A line that a crash cut short (the last line, or
+    one right before a restore) is left out; any other line that is not JSON raises ValueError."""
+    with open(path, encoding="utf-8", errors="replace") as handle:  # a cut line may end inside a character
+        lines = [line for line in handle.read().split("\n") if line.strip()]
+    events: list[dict[str, Any]] = []
+    for number, line in enumerate(lines):
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            follows = lines[number + 1] if number + 1 < len(lines) else None
+            if follows is not None and '"event": "restore"' not in follows:
+                raise ValueError(f"{path}:{number + 1}: not a log event (the file is damaged)") from None
+    return events
 
 
 def _estimate(raw: Mapping[str, Any]) -> SkillEstimate:

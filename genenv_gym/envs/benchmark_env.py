@@ -81,7 +81,7 @@ class BenchmarkEnv(TextEnv):
         self._runner.close()
         episode = self.domain.start_episode(self.task)
         self._runner.start(episode)
-        return episode.observation, task_info(self.task)
+        return episode.observation, task_info(self.task, self.domain)
 
     def _choose_task(self, options: dict[str, Any]) -> Task:
         if "task" in options:

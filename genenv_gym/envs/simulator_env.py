@@ -161,7 +161,7 @@ class SimulatorEnv(TextEnv):
         self._open = False
         self._runner.close()
         self._runner.start(self.domain.start_episode(self.task))
-        info = task_info(self.task)
+        info = task_info(self.task, self.domain)
         info["attempt"] = self._attempts
         return self._runner.episode.observation, info
 

@@ -16,15 +16,16 @@ MAX_OBSERVATION_CHARS = 1_000_000
 MAX_ACTION_CHARS = 100_000
 
 
-def task_info(task: Task) -> dict[str, Any]:
-    """What every env's ``reset`` puts in ``info`` about the task."""
+def task_info(task: Task, domain: Domain | None = None) -> dict[str, Any]:
+    """What every env's ``reset`` puts in ``info`` about the task (its opening chat as ``domain`` opens it;
+    the task's messages without one)."""
     return {
         "task_id": task.id,
         "category": task.category,
         "level": task.level,
         "difficulty": thaw(task.difficulty),
         "provenance": task.provenance,
-        "messages": thaw(task.messages),
+        "messages": domain.opening_chat(task) if domain is not None else thaw(task.messages),
         "tools": thaw(task.tools),
     }
 

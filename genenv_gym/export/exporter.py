@@ -30,6 +30,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from genenv_gym.domain import Domain
 from genenv_gym.suggest import check_choice
 from genenv_gym.task import Task, thaw
 
@@ -73,41 +74,50 @@ def collect_tasks(
     """
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
-        base = env.unwrapped
-        data_dir = getattr(base.domain, "data_dir", None)
-        domain_kwargs = {"data_dir": str(data_dir)} if data_dir else {}
-        if is_simulator(env):
-            base.np_random = np.random.default_rng(seed)
-            return list(
-                base.simulator.propose(num_tasks, base.tracker.estimate(), base.np_random)
-            ), domain_kwargs
-        tasks = getattr(base, "tasks", None)
-        if tasks is None:
-            raise ValueError(f"{env_id} has neither a task list nor a simulator: nothing to export")
-        per_category: dict[str, int] = defaultdict(int)
-        chosen = []
-        for task in tasks:
-            if limit is None or per_category[task.category] < limit:
-                per_category[task.category] += 1
-                chosen.append(task)
-        return chosen, domain_kwargs
+        return _collect(env, env_id, limit, num_tasks, seed)
     finally:
         env.close()
 
 
-def _prompt(task: Task) -> list[dict[str, str]]:
-    return [
-        {"role": str(m.get("role", "user")), "content": str(m.get("content", ""))}
-        for m in thaw(task.messages)
-    ]
+def _collect(
+    env: gym.Env, env_id: str, limit: int | None, num_tasks: int, seed: int
+) -> tuple[list[Task], dict[str, Any]]:
+    base = env.unwrapped
+    data_dir = getattr(base.domain, "data_dir", None)
+    domain_kwargs = {"data_dir": str(data_dir)} if data_dir else {}
+    if is_simulator(env):
+        base.np_random = np.random.default_rng(seed)
+        return list(base.simulator.propose(num_tasks, base.tracker.estimate(), base.np_random)), domain_kwargs
+    tasks = getattr(base, "tasks", None)
+    if tasks is None:
+        raise ValueError(f"{env_id} has neither a task list nor a simulator: nothing to export")
+    per_category: dict[str, int] = defaultdict(int)
+    chosen = []
+    for task in tasks:
+        if limit is None or per_category[task.category] < limit:
+            per_category[task.category] += 1
+            chosen.append(task)
+    return chosen, domain_kwargs
+
+
+def _prompt(task: Task, domain: Domain | None) -> list[dict[str, str]]:
+    messages = domain.opening_chat(task) if domain is not None else thaw(task.messages)
+    return [{"role": str(m.get("role", "user")), "content": str(m.get("content", ""))} for m in messages]
 
 
 def rows_for(
-    tasks: list[Task], fmt: str, env_id: str, split: str, domain_kwargs: dict[str, Any] | None = None
+    tasks: list[Task],
+    fmt: str,
+    env_id: str,
+    split: str,
+    domain_kwargs: dict[str, Any] | None = None,
+    domain: Domain | None = None,
 ) -> list[dict[str, Any]]:
     """One row per task in the layout of ``fmt`` (see the module docstring).
 
     ``domain_kwargs`` (verl and TRL rows) go in as a JSON string, ``domain_kwargs``, for the reward functions.
+    A row's ``prompt`` is the chat the env's ``reset`` opens the task with (``domain.opening_chat``; without
+    a domain, the task's messages, which is the same for every domain but ALFWorld-Step's).
     """
     check_choice("format", fmt, FORMATS)
     if fmt == "jsonl":
@@ -126,7 +136,7 @@ def rows_for(
             rows.append(
                 {
                     "data_source": env_id,
-                    "prompt": _prompt(task),
+                    "prompt": _prompt(task, domain),
                     "ability": f"genenv:{task.domain}",
                     "reward_model": {"style": "rule", "ground_truth": task.to_json()},
                     "extra_info": {
@@ -140,7 +150,7 @@ def rows_for(
                 }
             )
         else:
-            rows.append({"prompt": _prompt(task), "task": task.to_json(), **meta})
+            rows.append({"prompt": _prompt(task, domain), "task": task.to_json(), **meta})
     return rows
 
 
@@ -180,10 +190,15 @@ def export(
     for benchmark envs.
     """
     check_choice("format", fmt, FORMATS)
-    tasks, domain_kwargs = collect_tasks(env_id, limit, num_tasks, seed, env_kwargs)
-    if split is None:
-        generated = all(not t.provenance.startswith("benchmark") for t in tasks)
-        split = "train" if generated else "test"
+    env = gym.make(env_id, **(env_kwargs or {}))
+    try:
+        tasks, domain_kwargs = _collect(env, env_id, limit, num_tasks, seed)
+        if split is None:
+            generated = all(not t.provenance.startswith("benchmark") for t in tasks)
+            split = "train" if generated else "test"
+        rows = rows_for(tasks, fmt, env_id, split, domain_kwargs, env.unwrapped.domain)
+    finally:
+        env.close()
     path = Path(out) if out is not None else Path(f"{env_id}.{fmt}{SUFFIX[fmt]}")
-    written = write_rows(rows_for(tasks, fmt, env_id, split, domain_kwargs), path, fmt)
+    written = write_rows(rows, path, fmt)
     return ExportResult(written, fmt, len(tasks), env_id, split)

@@ -60,8 +60,9 @@ class LiveEpisode:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The chat that opens the episode (the task's messages, system prompt included)."""
-        return thaw(self.task.messages)
+        """The chat that opens the episode, as the env's ``reset`` opens it (``Domain.opening_chat``: the
+        task's messages, system prompt included, or the state the domain shows first)."""
+        return self.tasks.domain.opening_chat(self.task)
 
     @property
     def tools(self) -> list[dict[str, Any]]:

@@ -13,8 +13,10 @@ process's rows are proposed by, and every process's episodes recorded into, that
 Every episode owns its state (``Domain.start_episode``; ALFWorld gives each open episode an engine of its
 own), so a trainer may hold any number open and step them in any order. A trainer that runs env work off
 its event loop (verl) runs it on ``executor``: one thread per id, so that an id's episodes are never stepped
-at the same moment, whatever its domain's thread safety (ALFWorld's engine shares textworld's memo and its
-own caches across engines; a simulator's curriculum is one object).
+at the same moment, whatever its domain's thread safety (a simulator's curriculum is one object). Ids run on
+their own threads at once: what two ids (or two envs of one id) share is safe to share (ALFWorld's engine,
+whose textworld memo and caches are the process's, takes one process lock per call;
+``tests/integrations/test_concurrent_families.py`` plays every pair of families at once).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ class LiveTasks:
             index += 1
 
     def _layout(self, tasks: list[Task]) -> list[dict[str, Any]]:
-        return rows_for(tasks, "trl", self.env_id, "train" if self.simulated else "test")
+        return rows_for(tasks, "trl", self.env_id, "train" if self.simulated else "test", domain=self.domain)
 
     @staticmethod
     def _row(task: Task, row: dict[str, Any], seed: int) -> dict[str, Any]:

@@ -13,8 +13,9 @@ train row of a simulator id (``GenEnv-Sim-*``) is replaced, when the trainer rea
 curriculum proposes then (``ray_actor.shared_curriculum``, one named Ray actor per id): its prompt, its
 ``reward_model.ground_truth`` (the Task JSON) and ``extra_info`` (``task_id``, ``level``, ``proposal_id``,
 and ``genenv_curriculum``: the actor's name, from which the agent loop records each rollout into the same
-curriculum, its group counted by the proposal id at ``rollout.n``). Rows of the validation table are marked
-``genenv_validation``: their rollouts are logged by the curriculum and change nothing.
+curriculum, its group counted by the proposal id at ``rollout.n``). Rows of the validation table keep
+their task and are marked ``genenv_validation`` and ``genenv_curriculum``: their rollouts are logged by the
+run's curriculum as validation records, and change nothing.
 
 After each training step verl calls the train dataset's ``on_batch_end`` (its experimental hook, after
 the step's metrics are logged and on every step but the last): the curriculum's diagnostics of that step
@@ -105,12 +106,6 @@ class GenEnvLiveDataset(RLHFDataset):
         env_id = str(extra.get("env_id") or row.get("data_source") or "")
         if not is_simulator_id(env_id):
             return row
-        if self.validation:
-            row["extra_info"] = {**extra, VALIDATION_KEY: True}
-            return row
-        return self._live(row, env_id, extra)
-
-    def _live(self, row: dict[str, Any], env_id: str, extra: dict[str, Any]) -> dict[str, Any]:
         import torch.utils.data
 
         if torch.utils.data.get_worker_info() is not None:
@@ -121,6 +116,19 @@ class GenEnvLiveDataset(RLHFDataset):
         raw = extra.get("domain_kwargs") or {}
         domain_kwargs = json.loads(raw) if isinstance(raw, str) else dict(raw)
         curriculum = self.curriculum(env_id, domain_kwargs)
+        if self.validation:  # logged by the run's curriculum as validation, changing nothing
+            row["extra_info"] = {**extra, VALIDATION_KEY: True, CURRICULUM_KEY: curriculum.name}
+            return row
+        return self._live(row, env_id, extra, curriculum, domain_kwargs)
+
+    def _live(
+        self,
+        row: dict[str, Any],
+        env_id: str,
+        extra: dict[str, Any],
+        curriculum: RayCurriculum,
+        domain_kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
         proposal = curriculum.propose(1)[0]
         split = extra.get("split", "train")
         fresh = rows_for([proposal.task], "verl", env_id, split, domain_kwargs or None)[0]

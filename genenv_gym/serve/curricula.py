@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import pickle
 import re
 import threading
 import time
@@ -45,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from genenv_gym.atomic_write import write_atomically
+from genenv_gym.curriculum_service.checkpoint_file import restore_from_file, write_checkpoint
 from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
 from genenv_gym.registry.registration import is_simulator_id
 from genenv_gym.serve.client_kwargs import JOIN_KEY
@@ -168,9 +167,8 @@ class HostedCurricula:
         service = CurriculumService.for_env(spec.env_id, kwargs, log_path=log)
         hosted = _Hosted(spec, service, directory)
         saved = hosted.path("ckpt")
-        if saved and os.path.exists(saved):
-            with open(saved, "rb") as handle:  # the server's own file, written by checkpoint()
-                service.restore(pickle.load(handle))
+        if saved:
+            restore_from_file(service, saved)
         return hosted
 
     def __len__(self) -> int:
@@ -381,7 +379,7 @@ class HostedCurricula:
             with open(metrics, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps({**line, **diagnostics}) + "\n")
         if saved:
-            write_atomically(saved, pickle.dumps(hosted.service.checkpoint()))
+            write_checkpoint(hosted.service, saved)
 
     def checkpoint_all(self) -> None:
         for hosted in self._hosted.values():

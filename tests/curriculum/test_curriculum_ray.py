@@ -18,7 +18,7 @@ require("ray", "pip install 'genenv-gym[verl]'")
 import ray  # noqa: E402
 
 from genenv_gym.curriculum_service.ray_actor import shared_curriculum  # noqa: E402
-from genenv_gym.curriculum_service.service import CurriculumService, replay  # noqa: E402
+from genenv_gym.curriculum_service.service import CurriculumService, read_log, replay  # noqa: E402
 
 ENV_ID = "GenEnv-Sim-Digits-v0"
 N = 4
@@ -100,7 +100,9 @@ def test_an_actor_that_dies_is_restored_from_its_last_checkpoint(tmp_path) -> No
     ray.kill(curriculum.handle)
     successor = shared_curriculum("restored", ENV_ID, group_size=N, checkpoint_path=path)
     assert successor.describe()["pid"] != pid and successor.state() == before
-    assert successor.propose(1)[0].task.id == lost.task.id  # it goes on from the checkpoint
+    again = successor.propose(1)[0]
+    assert again.task.id == lost.task.id  # it goes on from the checkpoint
+    assert again.proposal_id != lost.proposal_id  # ... and never hands out an id twice
     fresh = CurriculumService.for_env(ENV_ID, group_size=N)
     fresh.restore(saved)
     assert fresh.state() == before
@@ -114,6 +116,44 @@ def test_an_actor_that_dies_is_restored_from_its_last_checkpoint(tmp_path) -> No
     while successor.describe()["pid"] == pid and time.monotonic() < deadline:
         time.sleep(0.1)
     assert successor.describe()["pid"] != pid and successor.state() == kept
+
+
+def test_an_actor_killed_mid_step_counts_the_lost_groups_apart_and_its_log_replays(tmp_path) -> None:
+    """verl's live rows (``propose`` per row): the step's rollouts still arrive after Ray restarted the actor
+    from its file; ids of the rows proposed after the checkpoint are never handed out again."""
+    path, log = str(tmp_path / "curriculum.ckpt"), str(tmp_path / "curriculum.log.jsonl")
+    curriculum = shared_curriculum("mid-step", ENV_ID, group_size=N, checkpoint_path=path, log_path=log)
+    issued = []
+
+    def step(rows: int) -> list:
+        proposals = curriculum.propose(rows)
+        issued.extend(p.proposal_id for p in proposals)
+        return proposals
+
+    def play(proposals: list, attempts: range) -> None:
+        for p in proposals:
+            for a in attempts:
+                curriculum.record(p.task, outcome(p.task, a), proposal_id=p.proposal_id)
+
+    play(step(2), range(N))
+    curriculum.checkpoint()
+    in_flight = step(2)
+    play(in_flight, range(1))  # one rollout of each group reaches the actor, which then dies
+    pid = curriculum.describe()["pid"]
+    ray.kill(curriculum.handle, no_restart=False)
+    deadline = time.monotonic() + 60
+    while curriculum.describe()["pid"] == pid and time.monotonic() < deadline:
+        time.sleep(0.1)
+    play(in_flight, range(1, N))  # the step's other rollouts
+    play(step(2), range(N))
+    state = curriculum.state()
+    assert len(set(issued)) == len(issued) == 6
+    assert state["groups_completed"] == 4 and state["open_groups"] == 0
+    assert state["stale_records"] == 2 * (N - 1)  # the lost groups' records, counted apart
+    replayed = CurriculumService.for_env(ENV_ID, group_size=N)
+    replay(replayed, read_log(log))
+    assert replayed.state() == state
+    replayed.close()
 
 
 def test_only_service_methods_reach_the_actor() -> None:
@@ -235,6 +275,8 @@ def test_verl_rows_are_proposed_live_and_groups_count_across_agent_loop_workers(
     assert val_row["extra_info"]["genenv_validation"] and "proposal_id" not in val_row["extra_info"]
     results([call(workers[0], [val_row], [list(WRONG_SCRIPT)], 1)])
     assert curriculum.state() == state
+    logged = [e for e in curriculum.log() if e["event"] == "record" and e["validation"]]
+    assert len(logged) == 1  # ... and are logged by the run's curriculum, as validation
     # each step's diagnostics went where our metrics go
     lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     steps = [(x["step"], x["curriculum/groups"], x["curriculum/records"]) for x in lines]

@@ -19,7 +19,7 @@ from genenv_gym.integrations.live_rollout import LiveRollout, RolloutRecord, Tok
 from genenv_gym.integrations.live_tasks import LiveTasks
 from genenv_gym.integrations.template_backend import TemplateBackend
 from genenv_gym.registry.registration import ENV_ENTRIES
-from genenv_gym.task import Task, thaw
+from genenv_gym.task import Task
 
 #: Every registered env id (the adapters serve them all).
 ALL_IDS = [entry.id for entry in ENV_ENTRIES]
@@ -69,7 +69,7 @@ def record_in_process(tasks: LiveTasks, task: Task, script: list[str] | tuple[st
     ``LLMAgent`` keeps it (``genenv eval``): the env's turns added, a fresh prompt replacing the chat."""
     env = tasks.env
     observation, info = env.reset(options={"task": task})
-    chat = [dict(m) for m in thaw(task.messages)]
+    chat = opening_messages(observation, info)  # LLMAgent's opening chat: reset's info["messages"]
     recording = Recording()
     for action in script:
         recording.chats.append([dict(m) for m in chat])

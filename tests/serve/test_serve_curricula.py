@@ -22,7 +22,7 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 
 import gymnasium as gym  # noqa: E402
 
-from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy, replay  # noqa: E402
+from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy, read_log, replay  # noqa: E402
 from genenv_gym.serve.app import ServeConfig  # noqa: E402
 from genenv_gym.serve.catalog import Catalog  # noqa: E402
 from genenv_gym.serve.curricula import (  # noqa: E402
@@ -236,6 +236,49 @@ def test_checkpoints_and_diagnostics_are_written_and_a_restarted_host_goes_on_fr
         assert [p.task for p in restored.propose(3, seed=7)] == [p.task for p in live.propose(3, seed=7)]
     finally:
         saved.close(checkpoint=False)
+
+
+def test_a_host_killed_between_checkpoints_never_reissues_an_id_and_its_log_replays(tmp_path):
+    """``--curriculum-dir``: a host that dies without its shutdown checkpoint (kill -9) starts again from
+    its last checkpoint as a new incarnation, written back before it proposes; restarted twice from one
+    file, it still hands out new ids; its log file replays to the live state."""
+    specs = [CurriculumSpec("digits", SIM)]
+
+    def start() -> HostedCurricula:
+        return HostedCurricula(specs, no_kwargs, str(tmp_path), checkpoint_every=1).start()
+
+    def propose(host: HostedCurricula, session: str, n: int) -> list[str]:
+        return [p["proposal_id"] for p in call(host, session, {"method": "propose", "n": n})["proposals"]]
+
+    def record(host: HostedCurricula, session: str, pid: str, times: int) -> None:
+        for attempt in range(times):
+            message = {"method": "record", "proposal_id": pid, "success": attempt % 2 == 0}
+            assert "error" not in call(host, session, message)
+
+    first = start()
+    issued = propose(first, "a", 2)
+    for pid in issued:
+        record(first, "a", pid, 4)  # each closed group writes a checkpoint
+    lost = propose(first, "a", 1)
+    record(first, "a", lost[0], 2)  # after the last checkpoint: lost with the process
+    issued += lost
+    first.close(checkpoint=False)  # killed: no shutdown checkpoint
+    second = start()
+    issued += propose(second, "b", 1)
+    second.close(checkpoint=False)  # killed again before any group closed
+    third = start()
+    fresh = propose(third, "c", 2)
+    for pid in fresh:
+        record(third, "c", pid, 4)
+    issued += fresh
+    assert len(set(issued)) == len(issued) == 6
+    state = third._hosted["digits"].service.state()
+    assert state["groups_completed"] == 4 and state["open_groups"] == 0
+    replayed = CurriculumService.for_env(SIM)
+    replay(replayed, read_log(str(tmp_path / "digits.log.jsonl")))
+    assert replayed.state() == state
+    replayed.close()
+    third.close(checkpoint=False)
 
 
 # -- what a session's process may do to the curriculum (HostedCurricula.answer, no server) -----------------

@@ -17,6 +17,12 @@ the games it visits. Building an engine also fixes glibc's mmap threshold at its
 (``mallopt``; glibc otherwise raises it after the first large block is freed, and each game's ~1 MB
 translation then lands in the heap, which fragments and cannot shrink): one copy of a vector env holds
 4-6 MB less after 64 games.
+The engine is not thread-safe, and not per engine: textworld's memo of propositions (which
+``forget_unused_propositions`` prunes), the translations and parsed games above, textgen's parse caches and
+fast-downward's options in ``sys.argv`` are the process's. Every ``AlfredEngine`` call therefore holds
+``ENGINE_LOCK``, one lock for the process: engines on different threads (two ALFWorld ids in one verl
+worker, each id's env work on its own thread) take turns, call by call, and each call sees the state a
+single-threaded process would.
 ``tests/envs/alfworld/test_alfworld_engine.py`` checks that the transcripts are identical to the raw stack's
 and that textworld is still the 1.7.0 these fast paths mirror. textworld and alfworld are imported only
 when an engine is built; nothing of theirs is patched.
@@ -30,14 +36,16 @@ stored walkthrough, and ``plan()`` asks fast-downward directly (what ALFWorld's 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from genenv_gym.envs.alfworld.planner import TranslationCache
@@ -50,6 +58,22 @@ INSTALL_HINT = (
 #: ``optimize``-d one; each about 1 MB); an engine with an on-disk store (``planner.TranslationCache``) reads
 #: the plain ones back from it in milliseconds.
 TRANSLATION_CACHE_SIZE = 1
+#: Held by every engine call (see the module docstring): the engine's state is the process's, not an
+#: engine's. Re-entrant, so an engine call may make another.
+ENGINE_LOCK = threading.RLock()
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def _serialized(method: _Call) -> _Call:
+    """``method`` run holding ``ENGINE_LOCK``."""
+
+    @functools.wraps(method)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with ENGINE_LOCK:
+            return method(*args, **kwargs)
+
+    return locked  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -219,6 +243,7 @@ def remember_translation(key: tuple[str, bool], translation: Any) -> None:
         del _TRANSLATIONS[old]
 
 
+@_serialized
 def clear_caches() -> None:
     """Forget every parsed game and translation of this process (for cold-start measurements)."""
     _TRANSLATIONS.clear()
@@ -312,6 +337,7 @@ class AlfredEngine:
             process, copy and run translates each game once and keeps only a few in memory.
     """
 
+    @_serialized
     def __init__(self, cached: bool = True, translations: TranslationCache | None = None) -> None:
         require_engine()
         self._translations = translations if cached else None
@@ -325,6 +351,7 @@ class AlfredEngine:
         self._has_game = False
         self._state: Any = None
 
+    @_serialized
     def load(self, game: str | os.PathLike | Mapping[str, Any], key: str | None = None) -> None:
         """Load a game file or game data; reloading the game already loaded is free (``key`` names data)."""
         key = key or (str(game) if not isinstance(game, Mapping) else None)
@@ -340,6 +367,7 @@ class AlfredEngine:
         forget_unused_propositions()
         release_freed_memory()
 
+    @_serialized
     def reset(self) -> EngineState:
         """Start the loaded game from its initial state."""
         if not self._has_game:
@@ -355,6 +383,7 @@ class AlfredEngine:
             return False
         return self._translations.seed(game["pddl_domain"], game["pddl_problem"])
 
+    @_serialized
     def step(self, command: str) -> EngineState:
         """Send one command; an inadmissible one gives the engine's "Nothing happens." and changes nothing."""
         if self._state is None:
@@ -362,6 +391,7 @@ class AlfredEngine:
         self._state, _, _ = self._env.step(command)
         return self._snapshot(moved=self._state.get("_last_action") is not None)
 
+    @_serialized
     def plan(self) -> list[str]:
         """The PDDL planner's (fast-downward) plan from the current state; empty when none is found."""
         if self._state is None:
@@ -374,12 +404,14 @@ class AlfredEngine:
             sys.argv[:] = argv
 
     @property
+    @_serialized
     def state(self) -> EngineState:
         """The current state (after the last reset or step)."""
         if self._state is None:
             raise RuntimeError("reset() the engine first")
         return self._snapshot(moved=self._state.get("_last_action") is not None)
 
+    @_serialized
     def facts(self) -> list[Any]:
         """The current PDDL facts (textworld Propositions over the game's internal names)."""
         return list(self._backend._pddl_state.facts)
@@ -393,5 +425,6 @@ class AlfredEngine:
             moved=moved,
         )
 
+    @_serialized
     def close(self) -> None:
         self._env.close()

@@ -108,6 +108,10 @@ class ALFWorldStepDomain(Domain):
         plan = list(task.evaluation["walkthrough"])
         return transcript_messages(replay.intro, plan[:step], replay.feedbacks[:step])
 
+    def opening_chat(self, task: Task) -> list[dict[str, str]]:
+        """The transcript so far (``messages``): what every episode of the task opens with."""
+        return self.messages(task)
+
     def admissible_commands(self, task: Task) -> tuple[str, ...]:
         """The admissible commands of the task's state."""
         return self.replay(task).admissible[int(task.evaluation["step"])]
@@ -157,9 +161,9 @@ class ALFWorldStepDomain(Domain):
         return str(commands[int(rng.integers(len(commands)))]) if commands else "look"
 
     def reset_info(self, task: Task) -> dict[str, Any]:
-        """What the Step env adds to ``reset``'s info: the transcript as chat, the admissible commands."""
+        """What the Step env adds to ``reset``'s info (its ``messages`` are ``opening_chat``): the
+        admissible commands, the game and the step."""
         return {
-            "messages": self.messages(task),
             "admissible_commands": list(self.admissible_commands(task)),
             "task_type": task.category,
             "game": task.evaluation.get("game"),

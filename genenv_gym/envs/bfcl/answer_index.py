@@ -16,6 +16,7 @@ after they are graded (task records are frozen).
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 from genenv_gym.envs.bfcl.categories import language_of
@@ -309,6 +310,8 @@ class RecordIndex:
 
 
 _INDEXES: dict[tuple[int, int, str], RecordIndex] = {}
+#: Threads grading at once (two BFCL ids in one trainer worker) share the cache: its eviction takes turns.
+_INDEXES_LOCK = threading.Lock()
 
 
 def record_index(functions: Any, ground_truth: Any, category: str) -> RecordIndex:
@@ -318,7 +321,8 @@ def record_index(functions: Any, ground_truth: Any, category: str) -> RecordInde
     if index is not None and index.functions is functions and index.ground_truth is ground_truth:
         return index
     index = RecordIndex(functions, ground_truth, category)
-    if len(_INDEXES) >= CACHE_SIZE:
-        _INDEXES.pop(next(iter(_INDEXES)))
-    _INDEXES[key] = index
+    with _INDEXES_LOCK:
+        while len(_INDEXES) >= CACHE_SIZE:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = index
     return index
