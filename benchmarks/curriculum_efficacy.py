@@ -35,7 +35,7 @@ import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from efficacy_exact import (
     print_exact_report,
     write_exact_outputs,
 )
+from efficacy_probes import reference_probes
 from efficacy_stats import (
     band,
     bootstrap_mean_ci,
@@ -123,7 +124,10 @@ class ExactDesign:
     subtrahend), ``control`` the positive control's difference that must be positive at p < 0.05 for the
     test to count, ``secondary`` further differences reported with the same statistics. ``method_overrides``
     are config overrides of one method (its settings); with ``per_run_domain`` every seed's runs use the
-    domain built from that seed (``run.domain_seed``).
+    domain built from that seed (``run.domain_seed``). A method is a sampler name (``run.sampler``) or a
+    label of ``method_samplers``: one sampler under its own settings (``learnability-mix``: ``learnability``
+    with ``sampler.uniform_mix=0.2``). With ``probes`` every run's final agent is probed on the held-out
+    references (``efficacy_probes.reference_probes``: the first unlearned step, the end token).
     """
 
     methods: tuple[str, ...]
@@ -133,6 +137,8 @@ class ExactDesign:
     method_overrides: dict[str, tuple[str, ...]]
     per_run_domain: bool
     out: str
+    method_samplers: dict[str, str] = field(default_factory=dict)
+    probes: bool = False
 
 
 #: Designs by config name (the file stem of ``--config``).
@@ -161,6 +167,33 @@ DESIGNS: dict[str, Design | ExactDesign] = {
         method_overrides={"soft-alpha-rwr": ("simulator.step_size=0.5", "simulator.min_prob=0.01")},
         per_run_domain=True,
         out="benchmarks/results/curriculum_efficacy_v4",
+    ),
+    # docs/experiments/design5.md. as-released is left out: its scoring rollouts are spent outside the
+    # agent-sample budget (scoring_samples), so it is not a same-compute comparison.
+    "efficacy_v5": ExactDesign(
+        methods=("uniform", "learnability-mix", "alpha-curriculum", "alpha-curriculum-0.3", "soft-alpha-rwr"),
+        primary=("alpha-curriculum", "uniform"),
+        control=("learnability-mix", "uniform"),
+        secondary=(
+            ("alpha-curriculum-0.3", "uniform"),
+            ("soft-alpha-rwr", "uniform"),
+            ("alpha-curriculum-0.3", "alpha-curriculum"),
+            ("soft-alpha-rwr", "alpha-curriculum"),
+            ("learnability-mix", "alpha-curriculum"),
+        ),
+        method_overrides={
+            "learnability-mix": ("sampler.uniform_mix=0.2",),
+            "alpha-curriculum-0.3": (
+                "simulator.step_size=0.3",
+                "simulator.max_kl=0.2",
+                "simulator.min_prob=0.01",
+            ),
+            "soft-alpha-rwr": ("simulator.step_size=0.5", "simulator.min_prob=0.01"),
+        },
+        per_run_domain=True,
+        out="benchmarks/results/curriculum_efficacy_v5",
+        method_samplers={"learnability-mix": "learnability", "alpha-curriculum-0.3": "alpha-curriculum"},
+        probes=True,
     ),
 }
 
@@ -223,8 +256,6 @@ class RecordingTrainer(Trainer):
 
     def evaluate(self) -> dict[str, float]:
         """``Trainer.evaluate``'s figures; the per-task successes (held-out order) go to ``last_outcomes``."""
-        from dataclasses import replace
-
         from genenv_gym.agents.backends.base import SamplingParams
 
         params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
@@ -650,26 +681,20 @@ def main() -> None:
         merge(paths, out, args.bootstrap, design)
         return
     methods = args.methods or list(design.methods if design else CLASSIC_METHODS)
-    if not set(methods) <= set(BASELINES):
-        parser.error(f"--methods must name only {BASELINES} (overrides go first)")
+    exact = design if isinstance(design, ExactDesign) else None
+    named = [*BASELINES, *(exact.method_samplers if exact else {})]
+    if not set(methods) <= set(named):
+        parser.error(f"--methods must name only {named} (overrides go first)")
     if REFERENCE not in methods and not isinstance(design, ExactDesign):
         parser.error(f"--methods must include {REFERENCE} (the earlier designs compare every method with it)")
     common = list(QUIET_RUN)
     if args.epochs is not None:
         common.append(f"run.epochs={args.epochs}")
     load_config(args.config, [*common, *args.overrides])  # a bad config or override fails before any job
-    exact = design if isinstance(design, ExactDesign) else None
-    job = SeedJob(
-        args.config,
-        [*common, *args.overrides],
-        methods,
-        args.runs_dir,
-        args.heldout_per_length,
-        out,
-        dict(exact.method_overrides) if exact else {},
-        bool(exact and exact.per_run_domain),
-        args.warm_cache,
+    job = seed_job(
+        args.config, [*common, *args.overrides], methods, args.runs_dir, out, exact, args.warm_cache
     )
+    job = replace(job, heldout_per_length=args.heldout_per_length)
     start = time.perf_counter()
     if args.jobs <= 1:
         paths = [run_seed(job, seed) for seed in args.seeds]
@@ -697,6 +722,35 @@ class SeedJob:
     per_run_domain: bool = False
     #: a folder of warm-started weights to reuse and fill (``warm_started_weights``)
     warm_cache: str | None = None
+    #: per method label, the sampler it runs (``ExactDesign.method_samplers``; default: the label itself)
+    method_samplers: dict[str, str] = field(default_factory=dict)
+    #: probe every run's final agent on the held-out references (``efficacy_probes.reference_probes``)
+    probes: bool = False
+
+
+def seed_job(
+    config: str,
+    overrides: list[str],
+    methods: list[str],
+    runs_dir: str,
+    out: Path,
+    design: ExactDesign | None,
+    warm_cache: str | None,
+) -> SeedJob:
+    """The job of one invocation: ``design``'s per-method settings, samplers, per-run domain and probes."""
+    return SeedJob(
+        config,
+        overrides,
+        methods,
+        runs_dir,
+        None,
+        out,
+        dict(design.method_overrides) if design else {},
+        bool(design and design.per_run_domain),
+        warm_cache,
+        dict(design.method_samplers) if design else {},
+        bool(design and design.probes),
+    )
 
 
 def run_seed(job: SeedJob, seed: int) -> Path:
@@ -719,6 +773,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             "seed": seed,
             "methods": job.methods,
             "method_overrides": {m: list(o) for m, o in job.method_overrides.items() if m in job.methods},
+            "method_samplers": {m: s for m, s in job.method_samplers.items() if m in job.methods},
             "per_run_domain": job.per_run_domain,
         },
         "config": load_config(job.config, job.overrides).to_dict(),
@@ -743,7 +798,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             [
                 *base,
                 *job.method_overrides.get(method, ()),
-                f"run.sampler={method}",
+                f"run.sampler={job.method_samplers.get(method, method)}",
                 "warmstart.steps=0",
                 f"run.out_dir={runs_dir}/{method}-s{seed}",
             ],
@@ -769,6 +824,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
                 "eval_outcomes": trainer.eval_outcomes,
                 "eval_gold": getattr(trainer, "eval_gold", []),
                 "seconds": seconds,
+                **({"probes": reference_probes(trainer, trainer.last_outcomes)} if job.probes else {}),
             }
         ]
         last = rows[-1]
