@@ -14,7 +14,7 @@ time (seeds measured over several sittings), the complete seeds are merged into 
   at every evaluation, the paired differences vs the alpha-curriculum per seed with 95% bootstrap confidence
   intervals (over seeds, and over seeds and held-out tasks), and the samples-to-reach ratios; for a design
   with a frontier (``DESIGNS``: ``configs/efficacy_v3.yaml``) also ``frontier``: its pre-registered primary
-  metric, secondaries and guardrail (docs/efficacy.md, "Curriculum efficacy, third design");
+  metric, secondaries and guardrail (docs/experiments/design3.md);
 - ``heldout_vs_samples.png``, ``signal_share.png``, ``levels.png``: held-out accuracy against agent samples
   (with the paired difference), the mechanism per epoch, the level distribution of the trained tasks;
 - with a frontier: ``frontier_vs_samples.png`` and ``level_heatmap.png`` (mean greedy accuracy per whole
@@ -94,7 +94,7 @@ CLASSIC_METHODS = ("alpha-curriculum", "static", "random-simulator", "base-only"
 
 @dataclass(frozen=True)
 class Design:
-    """A pre-registered design with a frontier (docs/efficacy.md): its methods and what its metrics read.
+    """A pre-registered design with a frontier (docs/experiments/design3.md): its methods and what its metrics read.
 
     Levels are the domain's level indices. ``frontier_levels``: the whole levels the primary metric averages
     (never in the warm start); ``guardrail_levels``: the warm-start levels that must stay at or above
@@ -116,7 +116,7 @@ class Design:
 
 @dataclass(frozen=True)
 class ExactDesign:
-    """A pre-registered design whose primary metric is exact (docs/efficacy.md, fourth design).
+    """A pre-registered design whose primary metric is exact (docs/experiments/design4.md and design5.md).
 
     The primary metric of a run is ``heldout_gold_prob`` (the teacher-forced probability of every held-out
     task's reference answer, averaged over the held-out set) averaged over the evaluations after training
@@ -482,7 +482,7 @@ def frontier_outcomes(record: dict[str, Any], chosen: np.ndarray) -> np.ndarray:
 def frontier_summary(
     runs: dict[str, list[dict[str, Any]]], heldout_levels: list[int], design: Design, resamples: int
 ) -> dict[str, Any]:
-    """The pre-registered figures of a frontier design (docs/efficacy.md, third design).
+    """The pre-registered figures of a frontier design (docs/experiments/design3.md).
 
     Primary: frontier AUC per method and seed; the paired difference alpha-curriculum minus the comparator
     with a paired t-test and 95% bootstrap CIs over seeds and over seeds and frontier tasks. The positive
@@ -943,7 +943,7 @@ def merge_exact(
 
 
 def print_report(summary: dict[str, Any]) -> None:
-    """The tables of docs/efficacy.md, as text."""
+    """The tables of docs/experiments/design1.md and design2.md, as text."""
     methods = summary["methods"]
     header = "diff vs alpha [95% CI seeds | seeds+tasks]"
     print(f"\n{'method':<18} {'final held-out':>15} {header:>48} {'ratio':>7}")

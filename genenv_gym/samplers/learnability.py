@@ -2,7 +2,7 @@
 (``LearnabilitySampler``), or single tasks replayed in proportion to ``p (1 - p)`` of their own last success
 (``TaskLearnabilitySampler``).
 
-The curriculum-efficacy benchmark's positive control (docs/efficacy.md, third design). It has no learned
+The curriculum-efficacy benchmark's positive control (docs/experiments/design3.md). It has no learned
 state and no band filter: every epoch it draws each task's level with probability proportional to
 ``exp(-beta (p_l - alpha)^2)`` (``CurriculumConfig.reward``), where ``p_l`` is the skill tracker's running
 success at level ``l`` (a Beta(1, 1)-smoothed rate over decayed counts, 0.5 where nothing was seen yet, so
