@@ -94,7 +94,8 @@ CLASSIC_METHODS = ("alpha-curriculum", "static", "random-simulator", "base-only"
 
 @dataclass(frozen=True)
 class Design:
-    """A pre-registered design with a frontier (docs/experiments/design3.md): its methods and what its metrics read.
+    """A pre-registered design with a frontier (docs/experiments/design3.md): its methods and what its
+    metrics read.
 
     Levels are the domain's level indices. ``frontier_levels``: the whole levels the primary metric averages
     (never in the warm start); ``guardrail_levels``: the warm-start levels that must stay at or above

@@ -28,7 +28,7 @@ MANIFEST = Manifest(
     ),
     domains=(
         DomainSpec("ladder", "genenv_gym.envs.ladder.domain:LadderDomain"),
-        # The fifth efficacy design's family (docs/experiments/design5.md): 8 symbols a step, each step its own.
+        # The fifth efficacy design's family (docs/experiments/design5.md): 8 symbols a step, each its own.
         DomainSpec("ladder-disjoint", "genenv_gym.envs.ladder.domain:ladder_disjoint"),
     ),
 )
