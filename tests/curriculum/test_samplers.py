@@ -47,7 +47,7 @@ def test_learnability_with_a_uniform_mix_keeps_that_share_of_tasks_at_every_leve
     skill, domain, curriculum = tracker.estimate(), LadderDomain(), CurriculumConfig()
     plain = LearnabilitySampler(domain, curriculum)
     mixed = build_standalone("learnability", domain, curriculum, uniform_mix=0.2)
-    draws = 20_000
+    draws = 10_000
     shares = {}
     for name, sampler in (("plain", plain), ("mixed", mixed)):
         tasks = sampler.propose(draws, skill, np.random.default_rng(7))
