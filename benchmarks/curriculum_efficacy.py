@@ -14,7 +14,7 @@ time (seeds measured over several sittings), the complete seeds are merged into 
   at every evaluation, the paired differences vs the alpha-curriculum per seed with 95% bootstrap confidence
   intervals (over seeds, and over seeds and held-out tasks), and the samples-to-reach ratios; for a design
   with a frontier (``DESIGNS``: ``configs/efficacy_v3.yaml``) also ``frontier``: its pre-registered primary
-  metric, secondaries and guardrail (docs/efficacy.md, "Curriculum efficacy, third design");
+  metric, secondaries and guardrail (docs/experiments/design3.md);
 - ``heldout_vs_samples.png``, ``signal_share.png``, ``levels.png``: held-out accuracy against agent samples
   (with the paired difference), the mechanism per epoch, the level distribution of the trained tasks;
 - with a frontier: ``frontier_vs_samples.png`` and ``level_heatmap.png`` (mean greedy accuracy per whole
@@ -35,7 +35,7 @@ import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from efficacy_exact import (
     print_exact_report,
     write_exact_outputs,
 )
+from efficacy_probes import reference_probes
 from efficacy_stats import (
     band,
     bootstrap_mean_ci,
@@ -93,7 +94,8 @@ CLASSIC_METHODS = ("alpha-curriculum", "static", "random-simulator", "base-only"
 
 @dataclass(frozen=True)
 class Design:
-    """A pre-registered design with a frontier (docs/efficacy.md): its methods and what its metrics read.
+    """A pre-registered design with a frontier (docs/experiments/design3.md): its methods and what its
+    metrics read.
 
     Levels are the domain's level indices. ``frontier_levels``: the whole levels the primary metric averages
     (never in the warm start); ``guardrail_levels``: the warm-start levels that must stay at or above
@@ -115,7 +117,7 @@ class Design:
 
 @dataclass(frozen=True)
 class ExactDesign:
-    """A pre-registered design whose primary metric is exact (docs/efficacy.md, fourth design).
+    """A pre-registered design whose primary metric is exact (docs/experiments/design4.md and design5.md).
 
     The primary metric of a run is ``heldout_gold_prob`` (the teacher-forced probability of every held-out
     task's reference answer, averaged over the held-out set) averaged over the evaluations after training
@@ -123,7 +125,10 @@ class ExactDesign:
     subtrahend), ``control`` the positive control's difference that must be positive at p < 0.05 for the
     test to count, ``secondary`` further differences reported with the same statistics. ``method_overrides``
     are config overrides of one method (its settings); with ``per_run_domain`` every seed's runs use the
-    domain built from that seed (``run.domain_seed``).
+    domain built from that seed (``run.domain_seed``). A method is a sampler name (``run.sampler``) or a
+    label of ``method_samplers``: one sampler under its own settings (``learnability-mix``: ``learnability``
+    with ``sampler.uniform_mix=0.2``). With ``probes`` every run's final agent is probed on the held-out
+    references (``efficacy_probes.reference_probes``: the first unlearned step, the end token).
     """
 
     methods: tuple[str, ...]
@@ -133,6 +138,8 @@ class ExactDesign:
     method_overrides: dict[str, tuple[str, ...]]
     per_run_domain: bool
     out: str
+    method_samplers: dict[str, str] = field(default_factory=dict)
+    probes: bool = False
 
 
 #: Designs by config name (the file stem of ``--config``).
@@ -161,6 +168,33 @@ DESIGNS: dict[str, Design | ExactDesign] = {
         method_overrides={"soft-alpha-rwr": ("simulator.step_size=0.5", "simulator.min_prob=0.01")},
         per_run_domain=True,
         out="benchmarks/results/curriculum_efficacy_v4",
+    ),
+    # docs/experiments/design5.md. as-released is left out: its scoring rollouts are spent outside the
+    # agent-sample budget (scoring_samples), so it is not a same-compute comparison.
+    "efficacy_v5": ExactDesign(
+        methods=("uniform", "learnability-mix", "alpha-curriculum", "alpha-curriculum-0.3", "soft-alpha-rwr"),
+        primary=("alpha-curriculum", "uniform"),
+        control=("learnability-mix", "uniform"),
+        secondary=(
+            ("alpha-curriculum-0.3", "uniform"),
+            ("soft-alpha-rwr", "uniform"),
+            ("alpha-curriculum-0.3", "alpha-curriculum"),
+            ("soft-alpha-rwr", "alpha-curriculum"),
+            ("learnability-mix", "alpha-curriculum"),
+        ),
+        method_overrides={
+            "learnability-mix": ("sampler.uniform_mix=0.2",),
+            "alpha-curriculum-0.3": (
+                "simulator.step_size=0.3",
+                "simulator.max_kl=0.2",
+                "simulator.min_prob=0.01",
+            ),
+            "soft-alpha-rwr": ("simulator.step_size=0.5", "simulator.min_prob=0.01"),
+        },
+        per_run_domain=True,
+        out="benchmarks/results/curriculum_efficacy_v5",
+        method_samplers={"learnability-mix": "learnability", "alpha-curriculum-0.3": "alpha-curriculum"},
+        probes=True,
     ),
 }
 
@@ -223,8 +257,6 @@ class RecordingTrainer(Trainer):
 
     def evaluate(self) -> dict[str, float]:
         """``Trainer.evaluate``'s figures; the per-task successes (held-out order) go to ``last_outcomes``."""
-        from dataclasses import replace
-
         from genenv_gym.agents.backends.base import SamplingParams
 
         params = SamplingParams(temperature=0.0, max_new_tokens=self.cfg.agent.max_new_tokens)
@@ -451,7 +483,7 @@ def frontier_outcomes(record: dict[str, Any], chosen: np.ndarray) -> np.ndarray:
 def frontier_summary(
     runs: dict[str, list[dict[str, Any]]], heldout_levels: list[int], design: Design, resamples: int
 ) -> dict[str, Any]:
-    """The pre-registered figures of a frontier design (docs/efficacy.md, third design).
+    """The pre-registered figures of a frontier design (docs/experiments/design3.md).
 
     Primary: frontier AUC per method and seed; the paired difference alpha-curriculum minus the comparator
     with a paired t-test and 95% bootstrap CIs over seeds and over seeds and frontier tasks. The positive
@@ -650,26 +682,20 @@ def main() -> None:
         merge(paths, out, args.bootstrap, design)
         return
     methods = args.methods or list(design.methods if design else CLASSIC_METHODS)
-    if not set(methods) <= set(BASELINES):
-        parser.error(f"--methods must name only {BASELINES} (overrides go first)")
+    exact = design if isinstance(design, ExactDesign) else None
+    named = [*BASELINES, *(exact.method_samplers if exact else {})]
+    if not set(methods) <= set(named):
+        parser.error(f"--methods must name only {named} (overrides go first)")
     if REFERENCE not in methods and not isinstance(design, ExactDesign):
         parser.error(f"--methods must include {REFERENCE} (the earlier designs compare every method with it)")
     common = list(QUIET_RUN)
     if args.epochs is not None:
         common.append(f"run.epochs={args.epochs}")
     load_config(args.config, [*common, *args.overrides])  # a bad config or override fails before any job
-    exact = design if isinstance(design, ExactDesign) else None
-    job = SeedJob(
-        args.config,
-        [*common, *args.overrides],
-        methods,
-        args.runs_dir,
-        args.heldout_per_length,
-        out,
-        dict(exact.method_overrides) if exact else {},
-        bool(exact and exact.per_run_domain),
-        args.warm_cache,
+    job = seed_job(
+        args.config, [*common, *args.overrides], methods, args.runs_dir, out, exact, args.warm_cache
     )
+    job = replace(job, heldout_per_length=args.heldout_per_length)
     start = time.perf_counter()
     if args.jobs <= 1:
         paths = [run_seed(job, seed) for seed in args.seeds]
@@ -697,6 +723,35 @@ class SeedJob:
     per_run_domain: bool = False
     #: a folder of warm-started weights to reuse and fill (``warm_started_weights``)
     warm_cache: str | None = None
+    #: per method label, the sampler it runs (``ExactDesign.method_samplers``; default: the label itself)
+    method_samplers: dict[str, str] = field(default_factory=dict)
+    #: probe every run's final agent on the held-out references (``efficacy_probes.reference_probes``)
+    probes: bool = False
+
+
+def seed_job(
+    config: str,
+    overrides: list[str],
+    methods: list[str],
+    runs_dir: str,
+    out: Path,
+    design: ExactDesign | None,
+    warm_cache: str | None,
+) -> SeedJob:
+    """The job of one invocation: ``design``'s per-method settings, samplers, per-run domain and probes."""
+    return SeedJob(
+        config,
+        overrides,
+        methods,
+        runs_dir,
+        None,
+        out,
+        dict(design.method_overrides) if design else {},
+        bool(design and design.per_run_domain),
+        warm_cache,
+        dict(design.method_samplers) if design else {},
+        bool(design and design.probes),
+    )
 
 
 def run_seed(job: SeedJob, seed: int) -> Path:
@@ -719,6 +774,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             "seed": seed,
             "methods": job.methods,
             "method_overrides": {m: list(o) for m, o in job.method_overrides.items() if m in job.methods},
+            "method_samplers": {m: s for m, s in job.method_samplers.items() if m in job.methods},
             "per_run_domain": job.per_run_domain,
         },
         "config": load_config(job.config, job.overrides).to_dict(),
@@ -743,7 +799,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
             [
                 *base,
                 *job.method_overrides.get(method, ()),
-                f"run.sampler={method}",
+                f"run.sampler={job.method_samplers.get(method, method)}",
                 "warmstart.steps=0",
                 f"run.out_dir={runs_dir}/{method}-s{seed}",
             ],
@@ -769,6 +825,7 @@ def run_seed(job: SeedJob, seed: int) -> Path:
                 "eval_outcomes": trainer.eval_outcomes,
                 "eval_gold": getattr(trainer, "eval_gold", []),
                 "seconds": seconds,
+                **({"probes": reference_probes(trainer, trainer.last_outcomes)} if job.probes else {}),
             }
         ]
         last = rows[-1]
@@ -887,7 +944,7 @@ def merge_exact(
 
 
 def print_report(summary: dict[str, Any]) -> None:
-    """The tables of docs/efficacy.md, as text."""
+    """The tables of docs/experiments/design1.md and design2.md, as text."""
     methods = summary["methods"]
     header = "diff vs alpha [95% CI seeds | seeds+tasks]"
     print(f"\n{'method':<18} {'final held-out':>15} {header:>48} {'ratio':>7}")

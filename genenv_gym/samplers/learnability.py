@@ -2,12 +2,18 @@
 (``LearnabilitySampler``), or single tasks replayed in proportion to ``p (1 - p)`` of their own last success
 (``TaskLearnabilitySampler``).
 
-The curriculum-efficacy benchmark's positive control (docs/efficacy.md, third design). It has no learned
+The curriculum-efficacy benchmark's positive control (docs/experiments/design3.md). It has no learned
 state and no band filter: every epoch it draws each task's level with probability proportional to
 ``exp(-beta (p_l - alpha)^2)`` (``CurriculumConfig.reward``), where ``p_l`` is the skill tracker's running
 success at level ``l`` (a Beta(1, 1)-smoothed rate over decayed counts, 0.5 where nothing was seen yet, so
 unseen levels are tried first). If such a sampler cannot beat a uniform one on a task family, no curriculum
 that aims at ``p = alpha`` can show an effect there.
+
+``uniform_mix`` (``sampler.uniform_mix``, default 0) mixes a share of uniformly drawn levels into that
+distribution: ``(1 - uniform_mix) R_env-weighted + uniform_mix / levels``. With it the control cannot starve a
+level: a solved level keeps at least ``uniform_mix / levels`` of the tasks, so it is rehearsed, and a level
+whose success is 0 keeps being tried (the fifth efficacy design's control uses 0.2,
+docs/experiments/design5.md).
 """
 
 from __future__ import annotations
@@ -27,14 +33,18 @@ from genenv_gym.task import Task
 class LearnabilitySampler:
     """Proposes tasks at levels weighted by ``R_env(p_l)`` of the running per-level success ``p_l``."""
 
-    def __init__(self, domain: Domain, curriculum: CurriculumConfig) -> None:
+    def __init__(self, domain: Domain, curriculum: CurriculumConfig, uniform_mix: float = 0.0) -> None:
+        if not 0.0 <= uniform_mix <= 1.0:
+            raise ValueError(f"uniform_mix (sampler.uniform_mix) must be in [0, 1], got {uniform_mix}")
         self.domain = domain
         self.curriculum = curriculum
+        self.uniform_mix = uniform_mix
 
     def probs(self, skill: SkillEstimate) -> np.ndarray:
-        """The level distribution for an agent of skill ``skill``: ``R_env(p_l)``, normalised."""
+        """The level distribution for an agent of skill ``skill``: ``R_env(p_l)``, normalised, mixed with
+        ``uniform_mix`` of the uniform distribution."""
         weights = np.array([self.curriculum.reward(float(p)) for p in skill.success], dtype=float)
-        return weights / weights.sum()
+        return (1.0 - self.uniform_mix) * weights / weights.sum() + self.uniform_mix / len(weights)
 
     def propose(self, n: int, skill: SkillEstimate, rng: np.random.Generator) -> list[Task]:
         """``n`` procedural tasks at levels drawn from ``probs(skill)``."""

@@ -196,10 +196,11 @@ SAMPLERS: dict[str, SamplerEntry] = {
         SamplerEntry(
             "learnability",
             "levels drawn in proportion to R_env of the running per-level success (no band filter, nothing "
-            "learned)",
-            "the positive control of the third efficacy design (genenv_gym/samplers/learnability.py)",
+            "learned), optionally mixed with a share of uniformly drawn levels (uniform_mix)",
+            "the efficacy designs' positive control (genenv_gym/samplers/learnability.py)",
             False,
-            lambda inputs: LearnabilitySampler(inputs.domain, inputs.curriculum),
+            lambda inputs: LearnabilitySampler(inputs.domain, inputs.curriculum, **inputs.settings),
+            {"uniform_mix": "sampler.uniform_mix"},
             standalone=True,
         ),
         SamplerEntry(
@@ -272,7 +273,8 @@ def build_sampler(
 
 def build_standalone(name: str, domain: Domain, curriculum: CurriculumConfig, **settings: Any) -> Simulator:
     """The sampler ``name``, one that needs no trainer, on ``domain``; ``settings`` go to its constructor
-    (``soft-alpha-rwr``: ``ProceduralSimulator``'s; ``learnability-task``: ``explore``)."""
+    (``soft-alpha-rwr``: ``ProceduralSimulator``'s; ``learnability``: ``uniform_mix``; ``learnability-task``:
+    ``explore``)."""
     if not sampler_entry(name).standalone:
         raise ValueError(
             f"{name!r} is not a standalone sampler (it needs a trainer); one of {standalone_names()}"

@@ -173,13 +173,15 @@ class SimulatorConfig:
 class SamplerConfig:
     """Settings of the task samplers that have any (``run.sampler``; genenv_gym/samplers/registry.py).
 
-    ``task_explore``: share of fresh tasks per epoch (``learnability-task``). ``pool_tasks``,
+    ``uniform_mix``: share of uniformly drawn levels mixed into the level distribution (``learnability``;
+    0: none). ``task_explore``: share of fresh tasks per epoch (``learnability-task``). ``pool_tasks``,
     ``score_samples``, ``trim``: the original set's size, the samples that score each prompt and the share
     dropped at each end by rank (``as-released``; the release's 4 and 0.1). ``frontier_threshold``,
     ``frontier_level``: the exact success below which a level is the frontier, or one fixed level when
     >= 0 (``oracle-frontier``).
     """
 
+    uniform_mix: float = 0.0
     task_explore: float = 0.25
     pool_tasks: int = 64
     score_samples: int = 4
@@ -191,6 +193,8 @@ class SamplerConfig:
         """Raise ValueError naming the first bad ``sampler.*`` field."""
         if not 0.0 <= self.task_explore <= 1.0:
             raise ValueError(f"sampler.task_explore must be in [0, 1], got {self.task_explore}")
+        if not 0.0 <= self.uniform_mix <= 1.0:
+            raise ValueError(f"sampler.uniform_mix must be in [0, 1], got {self.uniform_mix}")
         if self.pool_tasks < 1 or self.score_samples < 1:
             raise ValueError("sampler.pool_tasks and sampler.score_samples must be >= 1")
         if not 0.0 <= self.trim < 0.5:

@@ -11,8 +11,8 @@ import pytest
 
 from genenv_gym.curriculum import CurriculumConfig
 from genenv_gym.envs.ladder import LadderDomain
-from genenv_gym.samplers import SAMPLERS
-from genenv_gym.samplers.learnability import TaskLearnabilitySampler, task_key
+from genenv_gym.samplers import SAMPLERS, build_standalone
+from genenv_gym.samplers.learnability import LearnabilitySampler, TaskLearnabilitySampler, task_key
 from genenv_gym.samplers.oracle_frontier import OracleFrontierSampler
 from genenv_gym.samplers.rank_trimming import RankTrimSampler, trim_by_rank
 from genenv_gym.samplers.uniform import UniformSampler
@@ -37,6 +37,32 @@ def test_the_uniform_sampler_draws_every_level_alike() -> None:
     tasks = UniformSampler(LadderDomain()).propose(4000, SKILL, np.random.default_rng(0))
     counts = np.bincount([t.level for t in tasks], minlength=8) / 4000
     assert np.abs(counts - 1 / 8).max() < 0.02
+
+
+def test_learnability_with_a_uniform_mix_keeps_that_share_of_tasks_at_every_level() -> None:
+    tracker = SkillTracker(8)
+    for level in range(8):  # levels 0-2 and 4-7 solved, level 3 at p = 0.5: the control's favourite
+        for k in range(40):
+            tracker.update(level, level != 3 or k % 2 == 0)
+    skill, domain, curriculum = tracker.estimate(), LadderDomain(), CurriculumConfig()
+    plain = LearnabilitySampler(domain, curriculum)
+    mixed = build_standalone("learnability", domain, curriculum, uniform_mix=0.2)
+    draws = 10_000
+    shares = {}
+    for name, sampler in (("plain", plain), ("mixed", mixed)):
+        tasks = sampler.propose(draws, skill, np.random.default_rng(7))
+        shares[name] = np.bincount([t.level for t in tasks], minlength=8) / draws
+    # plain learnability starves the solved levels; the mix keeps at least 0.2 / 8 of the tasks at each
+    assert shares["plain"][3] > 0.85 and np.delete(shares["plain"], 3).max() < 0.025
+    assert np.delete(shares["mixed"], 3).min() > 0.2 / 8 - 0.005
+    # the observed share off level 3 is the mix's uniform share there plus what R_env gives those levels
+    expected = 0.8 * np.delete(plain.probs(skill), 3).sum() + 0.2 * 7 / 8
+    assert np.delete(shares["mixed"], 3).sum() == pytest.approx(expected, abs=0.01)
+    assert mixed.probs(skill) == pytest.approx(0.8 * plain.probs(skill) + 0.2 / 8)
+    uniform = LearnabilitySampler(domain, curriculum, uniform_mix=1.0).probs(skill)
+    assert uniform == pytest.approx(np.full(8, 1 / 8))
+    with pytest.raises(ValueError, match="uniform_mix"):
+        LearnabilitySampler(domain, curriculum, uniform_mix=1.5)
 
 
 def test_the_task_sampler_replays_single_tasks_by_p_one_minus_p() -> None:

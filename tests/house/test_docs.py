@@ -63,7 +63,7 @@ def test_every_env_class_docstring_has_a_version_history_naming_its_ids_version(
 
 
 def test_docs_carry_no_drafting_leftovers():
-    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+    for doc in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
         text = doc.read_text()
         for leftover in ("README-ready", ".venv/bin/python", "of the notes", "TODO", "TBD"):
             assert leftover not in text, f"{doc.name} still says {leftover!r}"
@@ -136,7 +136,7 @@ def _flat(text: str) -> str:
 
 def test_docs_quote_no_counts_of_tests():
     """How many tests a file has changes with every test added: the docs say what the tests check instead."""
-    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+    for doc in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
         counts = re.findall(r"\b\d+ tests\b", doc.read_text())
         assert counts == [], f"{doc.name} quotes {counts}"
 
@@ -176,3 +176,26 @@ def test_readme_runs_every_example_and_its_excerpts_are_the_scripts_code():
         code = {line.strip() for line in (ROOT / name).read_text().splitlines()}
         foreign = [line for line in block.splitlines() if line.strip() and line.strip() not in code]
         assert foreign == [], f"README's excerpt of {name} has lines the script lacks: {foreign}"
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings (lower case, punctuation dropped, spaces to hyphens)."""
+    text = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    headings = re.findall(r"^#{1,6} (.+)$", text, flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_relative_links_in_the_docs_point_at_files_and_headings_that_exist():
+    broken = []
+    for doc in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
+        text = re.sub(r"```.*?```", "", doc.read_text(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                broken.append(f"{doc.relative_to(ROOT)}: {target}")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text()):
+                broken.append(f"{doc.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, f"links to nothing: {broken}"

@@ -13,7 +13,7 @@ digits: ``10**(k-1) <= a, b < 10**k``, and ``0 <= a, b <= 9`` for ``k = 1``). Le
 digits; level ``2(k - 1) + 1`` draws ``k`` or ``k + 1`` with equal odds (a half level, so a batch can sit
 between a solved and an unsolved width); 11 levels for ``k = 1..6``. A model that learns the per-position
 rule (digit sum plus carry) on short operands can carry it to longer ones, since every prompt has the same
-shape; how far it carries is what the curriculum-efficacy benchmark measures (docs/efficacy.md).
+shape; how far it carries is what the curriculum-efficacy benchmark measures (docs/experiments/design3.md).
 
 Not a published benchmark: a real Domain all the same, with a procedural generator, an exact-match
 verifier, a validator and a fixed held-out set (200 tasks per whole level from a fixed seed).

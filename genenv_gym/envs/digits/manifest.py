@@ -41,7 +41,7 @@ MANIFEST = Manifest(
             "genenv_gym.envs.digits.domain:DigitsDomain",
             task_writer="genenv_gym.envs.digits.task_writer:DigitsTaskWriter",
         ),
-        # Variants for the curriculum-efficacy designs (docs/efficacy.md): other lengths per level.
+        # Variants for the curriculum-efficacy designs (docs/experiments/): other lengths per level.
         DomainSpec("digits-wide", "genenv_gym.envs.digits.domain:digits_wide"),
         DomainSpec("digits-lengths", "genenv_gym.envs.digits.domain:digits_lengths"),
     ),

@@ -1,5 +1,6 @@
 """The ladder domain: a chain of secret permutations, one step per level, so that level ``k`` is the
-stepping stone to level ``k + 1`` (the fourth curriculum-efficacy design's family, docs/efficacy.md).
+stepping stone to level ``k + 1`` (the curriculum-efficacy designs' family, docs/experiments/design4.md and
+design5.md).
 
 ``num_symbols`` symbols (``A``, ``B``, ...) and ``num_steps`` secret permutations ``pi_1 .. pi_n`` of them,
 drawn from ``seed`` (a training run passes its own seed as ``run.domain_seed``, so every run climbs its own
@@ -21,6 +22,17 @@ Only reinforcement learning on the agent's own attempts can find the secret step
 
 The held-out set is exhaustive: every start symbol at every level (``num_symbols * num_steps`` tasks; 32
 by default).
+
+**Disjoint alphabets** (``disjoint=True``; the registered domain ``ladder-disjoint``: 8 symbols, 64 held-out
+tasks): every step writes symbols of its own alphabet, and the start symbols are an alphabet of their own,
+so ``pi_k`` maps alphabet ``k - 1`` onto alphabet ``k`` and no symbol is written at two steps. The
+``num_steps + 1`` alphabets of ``num_symbols`` symbols are a partition, drawn from ``seed``, of the first
+``(num_steps + 1) * num_symbols`` symbols of ``DISJOINT_POOL`` (letters, then punctuation): with shared
+symbols a map learned for one step leaks into the others (docs/experiments/design5.md). Every symbol of the
+pool is one token of the efficacy learner's tokenizer beside a label digit and a space (tested)::
+
+    climb 3 from q
+    1K 2; 3b
 """
 
 from __future__ import annotations
@@ -42,7 +54,24 @@ NUM_STEPS = 8
 PUBLIC_STEPS = 2
 DEFAULT_SEED = 0
 PREFIX = "climb "
-PROMPT = re.compile(r"climb ([1-9]) from ([A-Z])")
+PROMPT = re.compile(r"climb ([1-9]) from (\S)")
+#: The symbols of the disjoint ladder: letters, then punctuation without quotes and backslash (72 = 9 x 8
+#: are used at the default size).
+DISJOINT_POOL = string.ascii_uppercase + string.ascii_lowercase + "!#$%&()*+,-./:;<=>?@[]^_{|}~"
+
+
+def disjoint_alphabets(num_symbols: int, num_steps: int, seed: int) -> tuple[str, ...]:
+    """``num_steps + 1`` disjoint alphabets of ``num_symbols`` symbols (the start's, then each step's), a
+    partition of the pool's first ``(num_steps + 1) * num_symbols`` symbols drawn from ``seed``."""
+    needed = (num_steps + 1) * num_symbols
+    if needed > len(DISJOINT_POOL):
+        raise ValueError(
+            f"disjoint alphabets need (num_steps + 1) * num_symbols <= {len(DISJOINT_POOL)} symbols, got "
+            f"{needed}: use fewer symbols or steps"
+        )
+    order = np.random.default_rng([seed, num_symbols, num_steps, 1]).permutation(needed)
+    drawn = "".join(DISJOINT_POOL[int(i)] for i in order)
+    return tuple(drawn[k * num_symbols : (k + 1) * num_symbols] for k in range(num_steps + 1))
 
 
 def secret_permutations(num_symbols: int, num_steps: int, seed: int) -> tuple[tuple[int, ...], ...]:
@@ -74,6 +103,7 @@ class LadderDomain(OneLineAnswerDomain):
         num_symbols: int = NUM_SYMBOLS,
         num_steps: int = NUM_STEPS,
         public_steps: int = PUBLIC_STEPS,
+        disjoint: bool = False,
     ) -> None:
         if not 2 <= num_symbols <= 26:
             raise ValueError(f"num_symbols must be in [2, 26], got {num_symbols}")
@@ -82,7 +112,14 @@ class LadderDomain(OneLineAnswerDomain):
         if not 0 <= public_steps <= num_steps:
             raise ValueError(f"public_steps must be in [0, {num_steps}], got {public_steps}")
         self.seed = seed
-        self.symbols = string.ascii_uppercase[:num_symbols]
+        self.disjoint = disjoint
+        #: the start symbols (``alphabets[0]``) and each step's (``alphabets[k]``: the symbols of step ``k``)
+        self.alphabets = (
+            disjoint_alphabets(num_symbols, num_steps, seed)
+            if disjoint
+            else (string.ascii_uppercase[:num_symbols],) * (num_steps + 1)
+        )
+        self.symbols = self.alphabets[0]
         self.num_levels = num_steps
         self.public_steps = public_steps
         self.permutations = secret_permutations(num_symbols, num_steps, seed)
@@ -92,9 +129,9 @@ class LadderDomain(OneLineAnswerDomain):
     def chain(self, start: str, steps: int) -> list[str]:
         """The symbols ``x_1 .. x_steps`` from ``start``."""
         index, out = self.symbols.index(start), []
-        for permutation in self.permutations[:steps]:
+        for k, permutation in enumerate(self.permutations[:steps], start=1):
             index = permutation[index]
-            out.append(self.symbols[index])
+            out.append(self.alphabets[k][index])
         return out
 
     @staticmethod
@@ -109,7 +146,7 @@ class LadderDomain(OneLineAnswerDomain):
             return None
         out = []
         for k, item in enumerate(items, start=1):
-            if len(item) != 2 or item[0] != str(k) or item[1] not in self.symbols:
+            if len(item) != 2 or item[0] != str(k) or item[1] not in self.alphabets[k]:
                 return None
             out.append(item[1])
         return out
@@ -187,11 +224,23 @@ class LadderDomain(OneLineAnswerDomain):
         """The public steps of the answer, and a uniformly random symbol at each secret step."""
         symbols = str(task.evaluation["answer"]).split()
         hidden = [
-            item if k < self.public_steps else item[0] + self.symbols[int(rng.integers(len(self.symbols)))]
+            item if k < self.public_steps else item[0] + self.random_symbol(k + 1, rng)
             for k, item in enumerate(symbols)
         ]
         return " ".join(hidden)
 
+    def random_symbol(self, step: int, rng: np.random.Generator) -> str:
+        """A uniformly drawn symbol of step ``step``'s alphabet."""
+        alphabet = self.alphabets[step]
+        return alphabet[int(rng.integers(len(alphabet)))]
+
     def random_action(self, task: Task, rng: np.random.Generator) -> str:
         steps = len(str(task.evaluation["answer"]).split())
-        return self.write([self.symbols[int(i)] for i in rng.integers(0, len(self.symbols), size=steps)])
+        picks = rng.integers(0, len(self.symbols), size=steps)
+        return self.write([self.alphabets[k][int(i)] for k, i in enumerate(picks, start=1)])
+
+
+def ladder_disjoint(**kwargs: int | bool) -> LadderDomain:
+    """The registered domain ``ladder-disjoint``: 8 symbols a step, each step its own alphabet (64 held-out
+    tasks); ``kwargs`` override ``LadderDomain``'s arguments."""
+    return LadderDomain(**{"num_symbols": 8, "disjoint": True, **kwargs})

@@ -34,8 +34,9 @@ class LadderEnv(BenchmarkEnv):
     ## Arguments
     - ``categories``: levels to draw from (``level_0`` ... ``level_7``; default all).
     - ``data_dir``: accepted like every benchmark env's and ignored: no files are read.
-    - ``seed``, ``num_symbols``, ``num_steps``, ``public_steps``: ``LadderDomain``'s arguments (the secret
-      permutations' seed, 4 symbols, 8 steps, 2 public steps).
+    - ``seed``, ``num_symbols``, ``num_steps``, ``public_steps``, ``disjoint``: ``LadderDomain``'s arguments
+      (the secret permutations' seed, 4 symbols, 8 steps, 2 public steps; ``disjoint=True``: every step its
+      own alphabet, the fifth efficacy design's family with ``num_symbols=8``).
 
     ## Version history
     - v0: initial version (4 symbols, 8 steps, 2 public, 32 held-out tasks: every start at every level)
@@ -46,6 +47,6 @@ class LadderEnv(BenchmarkEnv):
         categories: Sequence[str] | None = None,
         data_dir: str | None = None,
         render_mode: str | None = None,
-        **domain_kwargs: int,
+        **domain_kwargs: int | bool,
     ) -> None:
         super().__init__(LadderDomain(**domain_kwargs), categories, None, render_mode=render_mode)

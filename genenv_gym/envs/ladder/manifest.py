@@ -1,4 +1,4 @@
-"""The ladder, the fourth curriculum-efficacy design's family: its env ids and domain."""
+"""The ladder, the fourth and fifth curriculum-efficacy designs' family: its env ids and domains."""
 
 from __future__ import annotations
 
@@ -34,5 +34,9 @@ MANIFEST = Manifest(
             client=simulator_env_params(),
         ),
     ),
-    domains=(DomainSpec("ladder", "genenv_gym.envs.ladder.domain:LadderDomain"),),
+    domains=(
+        DomainSpec("ladder", "genenv_gym.envs.ladder.domain:LadderDomain"),
+        # The fifth efficacy design's family (docs/experiments/design5.md): 8 symbols a step, each its own.
+        DomainSpec("ladder-disjoint", "genenv_gym.envs.ladder.domain:ladder_disjoint"),
+    ),
 )
