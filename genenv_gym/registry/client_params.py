@@ -105,9 +105,13 @@ class Real(Param):
     high: float
 
     def check(self, value: Any, path: str) -> Any:
-        if type(value) not in (int, float) or not math.isfinite(value) or not self.low <= value <= self.high:
+        try:
+            number = float(value) if type(value) in (int, float) else math.nan
+        except OverflowError:  # an int past a float's range
+            number = math.nan
+        if not math.isfinite(number) or not self.low <= number <= self.high:
             raise ParamError(path, f"must be a number in [{self.low}, {self.high}], got {_short(value)}")
-        return float(value)
+        return number
 
     def describe(self) -> str:
         return f"a number in [{self.low}, {self.high}]"

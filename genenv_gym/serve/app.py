@@ -34,6 +34,7 @@ from genenv_gym.serve.catalog import Catalog, describe
 from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.serve.http_json import JSONBody
+from genenv_gym.serve.identity import ClientIdentity
 from genenv_gym.serve.limits import ServeLimits, check_token
 from genenv_gym.serve.routes_curricula import curricula_router
 from genenv_gym.serve.routes_openenv import openenv_router
@@ -56,6 +57,14 @@ class ServeConfig:
     curricula: tuple[CurriculumSpec, ...] = ()
     curriculum_dir: str | None = None
     curriculum_checkpoint_every: int = 50
+    #: Who a request is from (serve/identity.py): per-client tokens (name -> token; each is also accepted
+    #: as the bearer token), else the address's network.
+    identity: ClientIdentity = field(default_factory=ClientIdentity)
+
+    def accepted_tokens(self) -> tuple[str, ...] | None:
+        """Every bearer token the server accepts (None: it asks for none)."""
+        tokens = ((self.token,) if self.token else ()) + tuple(self.identity.tokens.values())
+        return tokens or None
 
 
 def create_app(config: ServeConfig) -> FastAPI:
@@ -86,10 +95,12 @@ def create_app(config: ServeConfig) -> FastAPI:
     )
     app.state.manager = manager
     app.state.curricula = curricula
+    app.state.max_json_values = limits.max_json_values
+    app.state.identity = config.identity
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
     _answer_errors_as_json(app)
-    _require_token(app, config.token)  # added last: it runs first, before the body is read
-    app.include_router(openenv_router(catalog, manager, curricula, limits, config.token))
+    _require_token(app, config.accepted_tokens())  # added last: it runs first, before the body is read
+    app.include_router(openenv_router(catalog, manager, curricula, limits, config.accepted_tokens()))
     app.include_router(sessions_router(catalog, manager, curricula))
     app.include_router(curricula_router(curricula))
     return app
@@ -127,7 +138,7 @@ def _answer_errors_as_json(app: FastAPI) -> None:
         return JSONBody({"detail": "internal error of the server", "code": "INTERNAL_ERROR"}, status_code=500)
 
 
-def _require_token(app: FastAPI, token: str | None) -> None:
+def _require_token(app: FastAPI, token: tuple[str, ...] | None) -> None:
     """Every HTTP request but ``GET /health`` carries ``Authorization: Bearer <token>`` (when one is set);
     the WebSocket checks it itself (serve/routes_openenv.py)."""
 

@@ -36,7 +36,7 @@ def openenv_router(
     manager: SessionManager,
     curricula: HostedCurricula,
     limits: ServeLimits,
-    token: str | None,
+    token: str | tuple[str, ...] | None,
 ) -> APIRouter:
     """OpenEnv's routes (and ``/health``, ``/envs``, ``/envs/<id>/spec``) over ``manager``'s sessions;
     ``token`` is the bearer token the WebSocket checks (HTTP requests meet the app's middleware)."""
@@ -182,7 +182,7 @@ async def _websocket_loop(
         try:
             if len(raw) > limits.max_body_bytes:
                 raise TooLarge(f"message of {len(raw)} bytes, more than the limit of {limits.max_body_bytes}")
-            data = decode_json(raw)
+            data = decode_json(raw, limits.max_json_values)
             if not isinstance(data, dict):
                 raise ServeError("a message is a JSON object with a 'type'", 422, "VALIDATION_ERROR")
             kind = data.get("type")

@@ -37,7 +37,7 @@ SIM = "GenEnv-Sim-Digits-v0"
 MULTI = "GenEnv-BFCL-MultiTurn-v0"
 TRAVEL = "GenEnv-TravelPlanner-v0"
 TOOLS = "GenEnv-TravelPlanner-Tools-v0"
-ATTACKER = "127.0.0.2"
+ATTACKER = "127.0.1.2"  # another /24 than 127.0.0.1: another client
 CANARY = "GENENV_TEST_CANARY"
 
 LIMITS = {
@@ -365,7 +365,7 @@ def test_per_client_session_cap_and_forwarded_headers_are_not_believed(tmp_path)
 
 def test_malformed_json_bad_tasks_and_unencodable_text_are_4xx_on_both_transports(server):
     url, _ = server
-    deep = b'{"seed": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    deep = b'{"seed": ' + b"[" * 40_000 + b"]" * 40_000 + b"}"  # deep, within --max-json-values
     nested = {"options": {"mark": "x"}, "env_kwargs": {}}
     node = nested["env_kwargs"]
     for _ in range(40):
