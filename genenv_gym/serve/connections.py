@@ -6,7 +6,8 @@ but a connection that never sends anything, or drips its headers a byte at a tim
 the client likes (its keep-alive timer stops at the first byte). ``GuardedH11Protocol`` closes a
 connection that sends nothing for ``idle_timeout`` (from its opening or from the end of its last
 response), gives a request's headers ``header_timeout`` from their first byte, and closes at once any
-connection beyond ``per_client`` open from one client (its address's network, serve/identity.py). Bodies have their own deadline
+connection beyond ``per_client`` open from one client (its address's network, serve/identity.py). Bodies
+have their own deadline
 (``body_limit.BodyLimit``), WebSocket sessions their idle timeout.
 """
 
