@@ -20,8 +20,8 @@ DRAIN_FACTOR = 4
 class BodyLimit:
     """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it (its rest,
     up to ``DRAIN_FACTOR`` times the limit, read and dropped first so that the client can read the answer),
-    one that has not arrived ``timeout_s`` after the headers 408; either closes the connection. A client
-    that leaves before its body is in gets no answer and costs one log line."""
+    one that has not arrived ``timeout_s`` after the headers 408; either closes the connection. Each
+    refusal costs one log line, a client that leaves before its body is in too (and no traceback)."""
 
     def __init__(self, app: Any, max_bytes: int, timeout_s: float) -> None:
         self.app = app
@@ -49,8 +49,8 @@ class BodyLimit:
                 late = f"the request body did not arrive within {self.timeout_s:g} s"
                 await _refuse(scope, send, ServeError(late, 408, "REQUEST_TIMEOUT"))
                 return
-            if message["type"] == "http.disconnect":
-                _log(scope, "the client left before its body was in")
+            if message["type"] == "http.disconnect":  # answered all the same: the middleware above waits
+                await _refuse(scope, send, ServeError("the client left before its body was in", 400, "LEFT"))
                 return
             if message["type"] != "http.request":
                 await self.app(scope, _replay([message]), send)

@@ -486,3 +486,136 @@ def test_idle_and_slow_connections_are_closed(server):
     time.sleep(LIMITS["keep_alive_s"] + 0.6)
     assert env.step("after a pause")[0].startswith("after a pause")
     env.close()
+
+
+# -- issue #45: cheap requests that cost a lot, many addresses, the small ones -------------------------------
+
+
+def many_values(size: int) -> bytes:
+    """A step body of about ``size`` bytes that is almost all empty JSON objects."""
+    items = b",".join([b"{}"] * (size // 3))
+    return b'{"action": {"text": "x", "metadata": {"a": [' + items + b"]}}}"
+
+
+def test_a_body_of_millions_of_tiny_values_is_refused_before_it_is_decoded(server):
+    """One body of tiny items used to hold the event loop for seconds (every other request waited); it is
+    now counted from its text and refused 413, on HTTP and on the WebSocket, while /health answers."""
+    url, _ = server
+    body = many_values(LIMITS["max_body_bytes"] - 1024)
+    latencies: list[float] = []
+    answers: list[int] = []
+
+    def attack() -> None:
+        with client(url, ATTACKER) as c:
+            for _ in range(3):
+                answers.append(c.post(f"/envs/{TOY}/step", content=body).status_code)
+
+    thread = threading.Thread(target=attack)
+    with client(url) as honest:
+        thread.start()
+        while thread.is_alive():
+            begin = time.monotonic()
+            assert honest.get("/health").status_code == 200
+            latencies.append(time.monotonic() - begin)
+        thread.join()
+    assert answers == [413, 413, 413]
+    assert max(latencies) < 0.5, latencies
+    with ws_connect(url, TOY, ATTACKER) as ws:
+        answer = ask(ws, b'{"type": "reset", "data": {"options": {"mark": ' + body[40:-3] + b"}}}")
+        assert answer["data"]["code"] == "TOO_MANY_VALUES"
+        assert ask(ws, {"type": "reset", "data": {}})["type"] == "observation"  # the session goes on
+
+
+def test_an_over_limit_body_is_a_readable_413_and_a_half_sent_one_one_log_line(server, caplog):
+    url, _ = server
+    port = int(url.rsplit(":", 1)[1])
+    with client(url, ATTACKER) as c:
+        answer = c.post(f"/envs/{TOY}/step", content=b" " * (LIMITS["max_body_bytes"] + 10))
+        assert (answer.status_code, answer.json()["code"]) == (413, "TOO_LARGE")
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        for _ in range(3):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{" % TOY.encode())
+            sock.close()
+        time.sleep(0.3)
+    lines = [r for r in caplog.records if "step" in r.getMessage()]
+    assert len(lines) == 3 and all(r.exc_info is None for r in caplog.records), caplog.text
+    assert sum(len(r.getMessage()) for r in caplog.records) < 1000  # no traceback per body
+
+
+def test_a_huge_integer_for_a_real_kwarg_and_a_step_racing_its_delete_are_4xx(server):
+    url, _ = server
+    huge = "1" + "0" * 308
+    raw = b'{"env_kwargs": {"skill_decay": %s}}' % huge.encode()
+    with client(url, ATTACKER) as c:
+        answer = c.post(f"/envs/{SIM}/reset", content=raw)
+        assert answer.status_code == 422 and "skill_decay" in answer.json()["detail"], answer.text
+        with ws_connect(url, SIM, ATTACKER) as ws:
+            answer = ask(ws, b'{"type": "reset", "data": ' + raw + b"}")
+            assert answer["data"]["code"] == "VALIDATION_ERROR"
+            assert ask(ws, {"type": "state"})["type"] == "state"
+        sid = open_session(c)
+        racing: list[httpx.Response] = []
+        thread = threading.Thread(target=lambda: racing.append(step(c, sid, "sleep:0.8")))
+        thread.start()
+        time.sleep(0.3)
+        assert c.delete(f"/envs/{TOY}/sessions/{sid}").status_code == 200
+        thread.join(10)
+        assert racing[0].status_code == 404 and racing[0].json()["code"] == "UNKNOWN_SESSION", racing[0].text
+
+
+def test_six_attacker_networks_with_calls_to_the_limit_leave_the_honest_client_its_share(server):
+    """Six clients (six /24 networks) each run calls that go on past --slow-call, on two workers: each
+    call leaves the pool once slow, so the honest client's steps wait for at most the young ones."""
+    url, background = server
+    attackers = [client(url, f"127.0.{n}.7") for n in range(10, 16)]
+    stop = threading.Event()
+
+    def attack(c: httpx.Client) -> None:
+        sid = open_session(c)
+        while not stop.is_set():
+            step(c, sid, "sleep:1.3")
+        c.delete(f"/envs/{TOY}/sessions/{sid}")
+
+    threads = [threading.Thread(target=attack, args=(c,)) for c in attackers]
+    with client(url) as honest:
+        good = open_session(honest)
+        for thread in threads:
+            thread.start()
+        time.sleep(0.6)
+        latencies = []
+        for _ in range(5):
+            begin = time.monotonic()
+            assert step(honest, good, "hi").status_code == 200
+            latencies.append(time.monotonic() - begin)
+        stop.set()
+        for thread in threads:
+            thread.join(20)
+        honest.delete(f"/envs/{TOY}/sessions/{good}")
+    for c in attackers:
+        c.close()
+    assert max(latencies) < 1.0, latencies
+    assert background.manager.slots.left_pool >= 6
+
+
+def test_two_networks_cannot_fill_the_server(tmp_path):
+    """Sessions are shared by client with room kept for one more: two networks holding all they may leave
+    a third its sessions; addresses of one /24 are one client."""
+    serve_toy.register(tmp_path / "closed.log")
+    catalog = Catalog([TOY], {}, {TOY: TOY_CLIENT})
+    limits = ServeLimits(max_sessions=12, max_sessions_per_client=6, workers=1)
+    try:
+        with BackgroundServer(ServeConfig(catalog, limits)) as url:
+            held = {}
+            for source in ("127.0.3.1", "127.0.3.2", "127.0.4.1"):
+                with client(url, source) as c:
+                    held[source] = 0
+                    while c.post(f"/envs/{TOY}/sessions", json={}).status_code == 201:
+                        held[source] += 1
+            assert held["127.0.3.1"] == 6 and held["127.0.3.2"] == 0  # one /24: one client
+            assert held["127.0.4.1"] == 4  # its share: 12 between two clients and one more
+            with client(url, "127.0.5.1") as newcomer:
+                assert newcomer.post(f"/envs/{TOY}/sessions", json={}).status_code == 201
+    finally:
+        serve_toy.unregister()
