@@ -32,6 +32,7 @@ from fastapi.responses import JSONResponse
 from genenv_gym.serve.body_limit import BodyLimit
 from genenv_gym.serve.catalog import Catalog, describe
 from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
+from genenv_gym.serve.curriculum_influence import InfluencePolicy
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.serve.http_json import JSONBody
 from genenv_gym.serve.identity import ClientIdentity
@@ -60,6 +61,8 @@ class ServeConfig:
     #: Who a request is from (serve/identity.py): per-client tokens (name -> token; each is also accepted
     #: as the bearer token), else the address's network.
     identity: ClientIdentity = field(default_factory=ClientIdentity)
+    #: How much one client may move a hosted curriculum (serve/curriculum_influence.py).
+    curriculum_policy: InfluencePolicy | None = None
 
     def accepted_tokens(self) -> tuple[str, ...] | None:
         """Every bearer token the server accepts (None: it asks for none)."""
@@ -116,6 +119,7 @@ def hosted_curricula(config: ServeConfig) -> HostedCurricula:
         config.catalog.server_kwargs,
         config.curriculum_dir,
         config.curriculum_checkpoint_every,
+        config.curriculum_policy,
     )
 
 

@@ -141,6 +141,19 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         metavar="GROUPS",
         help="completed groups between two checkpoints of a hosted curriculum",
     )
+    parser.add_argument(
+        "--curriculum-share",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="the largest share of a hosted curriculum's recent groups one client may count for (default: "
+        "an equal share of the clients active on it)",
+    )
+    parser.add_argument(
+        "--curriculum-token-holders-only",
+        action="store_true",
+        help="hosted curricula count the records of clients named by --client-tokens only",
+    )
     parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
@@ -157,6 +170,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from genenv_gym.serve.app import ServeConfig
     from genenv_gym.serve.catalog import Catalog
     from genenv_gym.serve.curricula import CurriculumSpec
+    from genenv_gym.serve.curriculum_influence import InfluencePolicy
     from genenv_gym.serve.identity import ClientIdentity, read_client_tokens
     from genenv_gym.serve.limits import token_from_env
     from genenv_gym.serve.server import uvicorn_server
@@ -166,6 +180,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         token = token_from_env(args.token_env)
         tokens = read_client_tokens(args.client_tokens) if args.client_tokens else {}
         identity = ClientIdentity(args.client_prefix_v4, args.client_prefix_v6, tokens)
+        policy = InfluencePolicy(
+            share=args.curriculum_share, token_holders_only=args.curriculum_token_holders_only
+        )
+        if policy.token_holders_only and not tokens:
+            raise ValueError("--curriculum-token-holders-only needs --client-tokens (who holds a token)")
         curricula = tuple(CurriculumSpec.parse(text) for text in args.curriculum)
     except ValueError as error:
         print(f"genenv serve: {error}", file=sys.stderr)
@@ -212,6 +231,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.curriculum_dir,
         args.curriculum_checkpoint_every,
         identity,
+        policy,
     )
     try:
         server = uvicorn_server(config, args.host, args.port, access_log=args.access_log)

@@ -212,7 +212,7 @@ class SessionManager:
         """What answers the curriculum calls of the session's process (None: it joined none)."""
         if session.curriculum is None or self.curricula is None:
             return None
-        return functools.partial(self.curricula.call, session.id, session.curriculum)
+        return functools.partial(self.curricula.call, session.id, session.curriculum, client=session.client)
 
     async def close(self, session: Session) -> None:
         """End the session's process (its env closed there) and free its slot (idempotent)."""

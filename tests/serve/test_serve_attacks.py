@@ -536,7 +536,9 @@ def test_an_over_limit_body_is_a_readable_413_and_a_half_sent_one_one_log_line(s
     with caplog.at_level("INFO"):
         for _ in range(3):
             sock = socket.create_connection(("127.0.0.1", port))
-            sock.sendall(b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{" % TOY.encode())
+            sock.sendall(
+                b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{" % TOY.encode()
+            )
             sock.close()
         time.sleep(0.3)
     lines = [r for r in caplog.records if "step" in r.getMessage()]
