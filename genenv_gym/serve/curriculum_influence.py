@@ -5,11 +5,11 @@ wins on hard levels, say) could steer it for all. ``InfluenceBound`` decides, at
 group, whether the group counts:
 
 - **share**: among the last ``window`` groups that counted, a client (an identity, serve/identity.py) may
-  hold at most its share: ``share`` of them when the operator sets one, else an equal share of the
-  clients active now (those that recorded within the window or hold a joined session). A group past it is
-  held back: its records are answered, and dropped (the curriculum never sees them). A client alone is
-  never held back, and once a client leaves its groups age out of the window, so its pull decays and the
-  others' records decide again.
+  hold about its share: ``share`` of them when the operator sets one, else an equal share of the
+  clients present now (those holding a joined session). A group past it is held back while another
+  present client is recording with fewer: its records are answered, and dropped (the curriculum never
+  sees them). A client alone is never held back, and once a client leaves its groups age out of the
+  window, so its pull decays and the others' records decide again.
 - **token holders only** (``--curriculum-token-holders-only``): only clients named by a per-client token
   count; the others' groups are held back.
 - **disagreement**: each client's success per level is compared with the other clients' on the same
@@ -72,15 +72,22 @@ class InfluenceBound:
                 del self._joined[client]
 
     def admit(self, client: str) -> bool:
-        """Whether a new group of ``client`` counts (then it is remembered in the window)."""
+        """Whether a new group of ``client`` counts (then it is remembered in the window).
+
+        Held back: a client at its share of the window that holds more of it than another present client
+        recording (so that clients at their shares together still move the window, and a client whose
+        sessions are idle or gone constrains no one)."""
         with self._lock:
             if self.policy.token_holders_only and not client.startswith("token:"):
                 self._held_back[client] += 1
                 return False
-            active = set(self._window) | set(self._joined) | {client}
-            share = self.policy.share if self.policy.share is not None else 1 / len(active)
+            present = set(self._joined) | {client}
+            share = self.policy.share if self.policy.share is not None else 1 / len(present)
             allowed = max(1, math.ceil(share * self.policy.window))
-            if len(active) > 1 and self._window.count(client) >= allowed:
+            counts = Counter(self._window)
+            mine = counts[client]
+            others = [counts[c] for c in present if c != client and counts[c] > 0]
+            if mine >= allowed and others and mine > min(others):
                 self._held_back[client] += 1
                 return False
             self._window.append(client)
