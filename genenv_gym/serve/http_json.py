@@ -5,16 +5,15 @@ Decoding costs the event loop time in proportion to the values a text holds, not
 ``[{},{},...]`` is 2.8 million objects: seconds of CPU and a gigabyte). So before ``json.loads`` runs,
 ``check_json_cost`` bounds the values from the raw text at C speed: every value is the root, the first
 item of a container or follows a comma, so ``1 + 2 * (opening brackets) + commas`` bounds them. Where
-that rough count (brackets and commas inside strings counted too) passes the limit, the strings are
-blanked (at most ``max_values`` of them: more strings than that are over the limit on their own) and the
-count taken again. Either way the work before a refusal is a few linear scans, tens of milliseconds for
-the largest body.
+that rough count (brackets and commas inside strings counted too) passes the limit, the escapes are
+taken out, the text between quotes dropped (more strings than ``max_values`` are over the limit on their
+own) and the count taken again. Every step is a linear scan in C (``bytes.count``, ``replace``,
+``split``), never a regular expression that could backtrack: tens of milliseconds for the largest body.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from fastapi import Request, WebSocket
@@ -36,8 +35,6 @@ class JSONBody(JSONResponse):
 #: may hold by default (``--max-json-values``): decoding this many takes ~20 ms.
 MAX_JSON_VALUES = 100_000
 
-_STRING_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 async def json_body(request: Request, default: Any = None) -> Any:
@@ -56,9 +53,10 @@ def check_json_cost(raw: str | bytes, max_values: int) -> None:
     values, before any of it is decoded (see the module docstring)."""
     if _value_bound(raw) <= max_values:
         return
-    pattern = _STRING_BYTES if isinstance(raw, bytes) else _STRING_TEXT
-    blanked, strings = pattern.subn(b'""' if isinstance(raw, bytes) else '""', raw, count=max_values + 1)
-    if strings > max_values or _value_bound(blanked) > max_values:
+    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    # escapes out (a backslash pair first, as JSON reads a run of them): every quote left delimits a string
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    if data.count(b'"') // 2 > max_values or _value_bound(b"".join(data.split(b'"')[0::2])) > max_values:
         raise TooLarge(
             f"the JSON holds more than {max_values} values (--max-json-values); send fewer items",
             code="TOO_MANY_VALUES",
