@@ -36,7 +36,6 @@ class JSONBody(JSONResponse):
 MAX_JSON_VALUES = 100_000
 
 
-
 async def json_body(request: Request, default: Any = None) -> Any:
     """The request's body decoded (within the app's ``max_json_values``); ``default`` for an empty one (a
     422 when there is none)."""

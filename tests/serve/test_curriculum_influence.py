@@ -59,7 +59,9 @@ def test_outcomes_that_disagree_with_the_others_on_the_same_levels_are_flagged()
 
 
 def test_held_back_groups_never_reach_the_hosted_curriculum():
-    curricula = HostedCurricula([CurriculumSpec("d", SIM)], lambda env_id: {}, policy=InfluencePolicy(window=4))
+    curricula = HostedCurricula(
+        [CurriculumSpec("d", SIM)], lambda env_id: {}, policy=InfluencePolicy(window=4)
+    )
     curricula.start()
     try:
         service = curricula._hosted["d"].service
