@@ -627,7 +627,7 @@ def attack_amplify(server: Server, planted: Path) -> dict[str, Any]:
         ]
         start = time.perf_counter()
         with connect(server.url.replace("http://", "ws://") + f"/envs/{HONEST_ID}/ws", max_size=None) as ws:
-            ws.send(b'{"type": "reset", "data": {"options": ' + body[40:-3] + b"}}")
+            ws.send(b'{"type": "reset", "data": {"options": ' + body[37:-2] + b"}}")
             ws_answer = json.loads(ws.recv(timeout=120))
         ws_seconds = time.perf_counter() - start
         done.set()
@@ -769,7 +769,7 @@ def attack_small(server: Server, planted: Path, races: int = 60) -> dict[str, An
     from websockets.sync.client import connect
 
     sim = "GenEnv-Sim-Digits-v0"
-    raw = b'{"env_kwargs": {"skill_decay": 1' + b"0" * 308 + b"}}"
+    raw = b'{"env_kwargs": {"skill_decay": 2' + b"0" * 308 + b"}}"
     huge = call("POST", server.url, f"/envs/{sim}/reset", raw=raw, source=ATTACKER)
     try:
         with connect(server.url.replace("http://", "ws://") + f"/envs/{sim}/ws") as ws:
@@ -828,8 +828,76 @@ def attack_small(server: Server, planted: Path, races: int = 60) -> dict[str, An
     }
 
 
+def _capture(policy: Any, attacker_sessions: int, rounds: int = 150) -> dict[str, Any]:
+    """A hosted Sim-Digits curriculum (``HostedCurricula``, the code that answers the sessions' calls, in
+    this process) played by 4 honest clients whose agent solves strings of up to 4 digits, before, during
+    and after one attacker client (``attacker_sessions`` sessions) whose reports pull it up: 2 of 4 wins on
+    levels >= 12, 4 of 4 below. Per phase: the honest success and their episodes served at levels >= 12."""
+    from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
+
+    curricula = HostedCurricula([CurriculumSpec("d", "GenEnv-Sim-Digits-v0")], lambda _: {}, policy=policy)
+    curricula.start()
+    size = curricula._hosted["d"].group_size
+
+    def group(session: str, client: str, outcome: Any) -> tuple[int, int]:
+        asked = curricula.answer(session, "d", json.dumps({"method": "propose", "n": 1}).encode(), client)
+        proposal = asked["proposals"][0]
+        task = json.loads(proposal["task"])
+        level, wins = int(task["difficulty"].get("level", 0)), outcome(task)
+        for k in range(size):
+            record = {"method": "record", "proposal_id": proposal["proposal_id"], "success": k < wins}
+            curricula.answer(session, "d", json.dumps(record).encode(), client)
+        return level, wins
+
+    def honest(task: dict) -> int:
+        return size if len(task["evaluation"]["answer"]) <= 4 else 0
+
+    def attacker(task: dict) -> int:
+        return size // 2 if int(task["difficulty"].get("level", 0)) >= 12 else size
+
+    phases: dict[str, Any] = {}
+    try:
+        for phase in ("before", "during", "after"):
+            served = []
+            for _ in range(rounds):
+                for k in range(4):
+                    served.append(group(f"honest-{k}", f"net:honest-{k}", honest))
+                if phase == "during":
+                    for k in range(attacker_sessions):
+                        group(f"attacker-{k}", "net:attacker", attacker)
+            if phase == "during":
+                for k in range(attacker_sessions):
+                    curricula.forget(f"attacker-{k}", "d")
+            phases[phase] = {
+                "honest_success": round(sum(w for _, w in served) / (size * len(served)), 3),
+                "honest_served_levels_ge_12": round(sum(lv >= 12 for lv, _ in served) / len(served), 3),
+            }
+        phases["flagged"] = curricula.state("d")["influence"]["flagged"]
+    finally:
+        curricula.close(checkpoint=False)
+    return phases
+
+
+def attack_curriculum(server: Server, planted: Path) -> dict[str, Any]:
+    """One attacker steering a hosted curriculum, with 1 and 8 sessions: without the influence bound (a
+    share of 1, flags ignored: every group counts, as before #45), with the share alone, and with the
+    default bound (the share, and flagged clients held back)."""
+    from genenv_gym.serve.curriculum_influence import InfluencePolicy
+
+    return {
+        f"{sessions}_sessions_{name}": _capture(policy, sessions)
+        for sessions in (1, 8)
+        for name, policy in (
+            ("unbounded", InfluencePolicy(share=1.0, hold_flagged=False)),
+            ("share_only", InfluencePolicy(hold_flagged=False)),
+            ("bounded", InfluencePolicy()),
+        )
+    }
+
+
 ATTACKS = {
     "amplify": attack_amplify,
+    "curriculum": attack_curriculum,
     "sessions": attack_sessions,
     "small": attack_small,
     "addresses": attack_addresses,

@@ -154,6 +154,12 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="hosted curricula count the records of clients named by --client-tokens only",
     )
+    parser.add_argument(
+        "--curriculum-keep-flagged",
+        action="store_true",
+        help="count the records of clients whose outcomes disagree with the others' (default: held back "
+        "while they are a minority)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
@@ -181,7 +187,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         tokens = read_client_tokens(args.client_tokens) if args.client_tokens else {}
         identity = ClientIdentity(args.client_prefix_v4, args.client_prefix_v6, tokens)
         policy = InfluencePolicy(
-            share=args.curriculum_share, token_holders_only=args.curriculum_token_holders_only
+            share=args.curriculum_share,
+            token_holders_only=args.curriculum_token_holders_only,
+            hold_flagged=not args.curriculum_keep_flagged,
         )
         if policy.token_holders_only and not tokens:
             raise ValueError("--curriculum-token-holders-only needs --client-tokens (who holds a token)")

@@ -14,8 +14,10 @@ group, whether the group counts:
   count; the others' groups are held back.
 - **disagreement**: each client's success per level is compared with the other clients' on the same
   levels (levels where both have at least ``MIN_RECORDS``); a client whose rate differs by more than
-  ``DISAGREEMENT`` on average is flagged in the curriculum's state (``GET /curricula/<name>``), for the
-  operator to look at. A flag holds nothing back by itself: a better agent differs too.
+  ``DISAGREEMENT`` on average is flagged in the curriculum's state (``GET /curricula/<name>``); while fewer
+  than half of the clients are flagged, a flagged client's groups are held back (the majority's outcomes
+  decide; a better agent among weaker ones is held back too: ``hold_flagged=False`` only flags). A client
+  stops being held once it agrees again (checked every 8 counted groups).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class InfluencePolicy:
     #: The largest share of the window one client may hold (None: an equal share of the active ones).
     share: float | None = None
     token_holders_only: bool = False
+    #: Hold back the groups of a flagged client while fewer than half of the clients are flagged
+    #: (``--curriculum-keep-flagged``: flag only).
+    hold_flagged: bool = True
 
     def __post_init__(self) -> None:
         if self.window < 1:
@@ -60,6 +65,8 @@ class InfluenceBound:
         #: client -> level -> [successes, records] of its recent groups' records
         self._outcomes: dict[str, dict[int, list[int]]] = {}
         self._lock = threading.Lock()
+        self._held_flagged: set[str] = set()
+        self._admitted = 0
 
     def joined(self, client: str) -> None:
         with self._lock:
@@ -81,6 +88,9 @@ class InfluenceBound:
             if self.policy.token_holders_only and not client.startswith("token:"):
                 self._held_back[client] += 1
                 return False
+            if client in self._held_flagged:
+                self._held_back[client] += 1
+                return False
             present = set(self._joined) | {client}
             share = self.policy.share if self.policy.share is not None else 1 / len(present)
             allowed = max(1, math.ceil(share * self.policy.window))
@@ -91,7 +101,18 @@ class InfluenceBound:
                 self._held_back[client] += 1
                 return False
             self._window.append(client)
-            return True
+            self._admitted += 1
+            refresh = self.policy.hold_flagged and self._admitted % 8 == 0
+        if refresh:
+            self._refresh_held()
+        return True
+
+    def _refresh_held(self) -> None:
+        """The flagged clients held back now: while fewer than half of the clients that recorded are."""
+        flagged = set(self.flagged())
+        with self._lock:
+            minority = 2 * len(flagged) < len(self._outcomes)
+            self._held_flagged = flagged if minority else set()
 
     def outcome(self, client: str, level: int, success: bool) -> None:
         """One counted record's outcome, for the disagreement check (bounded: a client's levels keep
@@ -124,4 +145,9 @@ class InfluenceBound:
         with self._lock:
             window = dict(Counter(self._window))
             held = dict(self._held_back)
-        return {"window_groups": window, "held_back_groups": held, "flagged": self.flagged()}
+        return {
+            "window_groups": window,
+            "held_back_groups": held,
+            "flagged": self.flagged(),
+            "held_as_flagged": sorted(self._held_flagged),
+        }

@@ -86,3 +86,21 @@ def test_held_back_groups_never_reach_the_hosted_curriculum():
         assert curricula.state("d")["influence"]["window_groups"] == {"net:honest": 4}
     finally:
         curricula.close(checkpoint=False)
+
+
+@pytest.mark.parametrize("hold", [True, False])
+def test_a_flagged_minority_client_is_held_back_unless_the_operator_only_flags(hold):
+    bound = InfluenceBound(InfluencePolicy(hold_flagged=hold))
+    honest = ["net:h1", "net:h2", "net:h3"]
+    for client in [*honest, "net:liar"]:
+        bound.joined(client)
+    for level in (3, 12):
+        for _ in range(16):
+            for client in honest:
+                bound.outcome(client, level, level == 3)
+            bound.outcome("net:liar", level, True)
+    for _ in range(8):
+        assert bound.admit("net:h1")  # the flags are looked at every 8 counted groups
+    assert bound.admit("net:liar") is not hold
+    assert list(bound.flagged()) == ["net:liar"]
+    assert bound.state()["held_as_flagged"] == (["net:liar"] if hold else [])
