@@ -292,6 +292,6 @@ def test_a_task_bound_counts_across_the_items_a_star_takes_and_ignores_other_sha
     from genenv_gym.registry.client_params import TaskBound
 
     calls = TaskBound("expected calls", ("evaluation", "ground_truth", "*"), 3)
-    assert calls.count({"evaluation": {"ground_truth": [[1, 2], [3, 4], "ab"]}}) == 4
+    assert calls.count({"evaluation": {"ground_truth": [[1, 2], [3, 4], None]}}) == 4
     assert calls.count({"evaluation": {"ground_truth": "not a list"}}) == 0
     assert TaskBound("days", ("query", "days"), 30).count({"query": {"days": True}}) == 0
