@@ -14,8 +14,8 @@ For each id, ``--sessions`` scripted oracle episodes (seeds 0..N-1) are played t
    session); every bad request must be answered 4xx and every transcript must equal the quiet run's;
 4. attacked (``--attacker``): the same N sessions again while one other client (from 127.0.1.2, another
    /24) sends the costliest requests the server accepts (``Attacker``): it first takes as many sessions as
-   it may hold, then, from 8 threads, resets of ``GenEnv-Sim-ALFWorld-v0`` at the largest batch it may ask (each
-   proposal proved by the planner: seconds of CPU each, past the step timeout), of
+   it may hold, then, from 8 threads, resets of ``GenEnv-Sim-ALFWorld-v0`` at the largest batch it may ask
+   (each proposal proved by the planner: seconds of CPU each, past the step timeout), of
    ``GenEnv-Sim-TravelPlanner-v0`` at batch 64, steps of 100,000-character actions, connections that drip
    their headers, and refused requests (forbidden kwargs, JSON nested 100,000 deep). Honest latency
    (p50, p99), sessions lost, and transcripts equal to the quiet run's; ``--repeats N`` alternates quiet
