@@ -4,9 +4,12 @@ client can cost the others (availability), and what one session can change for a
 Every attack of issue #34 has a test here: kwargs reaching backends, URLs, code and files; paths in
 options and tasks; process-global state; a runaway call; one client holding every worker; malformed JSON,
 bad tasks and text UTF-8 cannot carry, on both transports; steps before reset; slow and idle
-connections; server paths in messages. Two client addresses (127.0.0.1 and 127.0.0.2) stand for two
-clients. ``benchmarks/serve_attacks.py`` runs the same classes against a ``genenv serve`` process on the
-real data and reports before/after figures.
+connections; server paths in messages. And every attack of issue #45: a body of millions of tiny JSON
+values, an over-limit body and half-sent ones, a real past a float's range, a step racing its session's
+DELETE, six attacker networks with calls that run to the limit, two networks filling the server.
+Addresses in two /24 networks (127.0.0.1 and 127.0.1.2) stand for two clients (one /24 is one client).
+``benchmarks/serve_attacks.py`` runs the same classes against a ``genenv serve`` process on the real data
+and reports before/after figures.
 """
 
 from __future__ import annotations
