@@ -48,7 +48,7 @@ from typing import Any
 
 CANARY_VAR = "GENENV_ATTACK_CANARY"
 CANARY_VALUE = "canary-7f3a9c"
-ATTACKER = "127.0.0.2"  # a second loopback address: the attacker is another client than the honest one
+ATTACKER = "127.0.1.2"  # another /24 than the honest 127.0.0.1: another client
 HONEST_ID = "GenEnv-APIBank-Dialogue-v0"
 SERVED = [
     "GenEnv-Sim-Digits-v0",
@@ -58,6 +58,7 @@ SERVED = [
     "GenEnv-BFCL-MultiTurnLongContext-v0",
     "GenEnv-TravelPlanner-Tools-v0",
     HONEST_ID,
+    "GenEnv-BFCL-v0",
 ]
 
 
@@ -599,7 +600,307 @@ def attack_protocol(server: Server, planted: Path, cap_s: float) -> dict[str, An
     }
 
 
+# -- issue #45: cheap requests that cost a lot, many addresses, the small ones ------------------------------
+def tiny_values(size: int) -> bytes:
+    """A step body of about ``size`` bytes that is almost all empty JSON objects."""
+    return b'{"action": {"text": "x", "metadata": {"a": [' + b",".join([b"{}"] * (size // 3)) + b"]}}}"
+
+
+def attack_amplify(server: Server, planted: Path) -> dict[str, Any]:
+    """8 MiB (less 1 KiB) of ``{}`` items, three times over HTTP and once as a WebSocket reset, while
+    ``GET /health`` is asked in a loop and an honest session plays."""
+    from websockets.sync.client import connect
+
+    body = tiny_values(8 * 1024 * 1024 - 1024)
+    health: list[float] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            health.append(call("GET", server.url, "/health", timeout=120)[2])
+
+    poller = threading.Thread(target=poll, daemon=True)
+    with HonestPlayer(server.url, 120) as honest:
+        poller.start()
+        answers = [
+            call("POST", server.url, f"/envs/{HONEST_ID}/step", raw=body, source=ATTACKER) for _ in range(3)
+        ]
+        start = time.perf_counter()
+        with connect(server.url.replace("http://", "ws://") + f"/envs/{HONEST_ID}/ws", max_size=None) as ws:
+            ws.send(b'{"type": "reset", "data": {"options": ' + body[37:-2] + b"}}")
+            ws_answer = json.loads(ws.recv(timeout=120))
+        ws_seconds = time.perf_counter() - start
+        done.set()
+        poller.join(120)
+    return {
+        "http_status": [a[0] for a in answers],
+        "http_seconds": [round(a[2], 2) for a in answers],
+        "ws_answer": ws_answer["data"].get("code") if ws_answer["type"] == "error" else ws_answer["type"],
+        "ws_seconds": round(ws_seconds, 2),
+        "health_max_s": round(max(health), 3) if health else None,
+        "health_requests": len(health),
+        **honest.figures(),
+        "messages": messages(*answers),
+    }
+
+
+def parallel_task(n: int) -> dict[str, Any]:
+    """A BFCL ``parallel`` task as data with ``n`` expected calls of one function."""
+    function = {
+        "name": "f",
+        "description": "",
+        "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+    }
+    return {
+        "id": f"attack-{n}",
+        "domain": "bfcl",
+        "messages": [{"role": "user", "content": "call f"}],
+        "tools": [function],
+        "evaluation": {"ground_truth": [{"f": {"a": [i]}} for i in range(n)], "action_format": "python"},
+        "category": "parallel",
+    }
+
+
+def _slow_client(server: Server, source: str, stop: threading.Event, counts: dict[str, Any]) -> None:
+    """One attacker address: a BFCL session given 8,000 expected calls, answered in reverse order (the
+    plain matcher's worst case), step after step; where the server refuses that task, Sim-ALFWorld resets
+    at the largest batch it takes (the costliest call it accepts)."""
+    bfcl = "GenEnv-BFCL-v0"
+    while not stop.is_set():
+        opened = call("POST", server.url, f"/envs/{bfcl}/sessions", {}, source=source)
+        if opened[0] != 201:
+            counts["refused_open"] += 1
+            time.sleep(0.5)
+            continue
+        sid = opened[1]["session_id"]
+        reset = call(
+            "POST",
+            server.url,
+            f"/envs/{bfcl}/reset",
+            {"session_id": sid, "options": {"task": parallel_task(8000)}},
+            source=source,
+        )
+        counts["task_status"] = reset[0]
+        action = "[" + ", ".join(f"f(a={i})" for i in reversed(range(8000))) + "]"
+        while reset[0] == 200 and not stop.is_set():
+            answer = call(
+                "POST",
+                server.url,
+                f"/envs/{bfcl}/step",
+                {"session_id": sid, "action": {"text": action}},
+                source=source,
+            )
+            counts[str(answer[0])] = counts.get(str(answer[0]), 0) + 1
+            if answer[0] != 200:
+                break
+            call(
+                "POST",
+                server.url,
+                f"/envs/{bfcl}/reset",
+                {"session_id": sid, "options": {"task": parallel_task(8000)}},
+                source=source,
+            )
+        call("DELETE", server.url, f"/envs/{bfcl}/sessions/{sid}", source=source)
+        if reset[0] != 200:
+            sim = "GenEnv-Sim-ALFWorld-v0"
+            while not stop.is_set():
+                answer = call(
+                    "POST", server.url, f"/envs/{sim}/reset", {"env_kwargs": {"batch_size": 4}}, source=source
+                )
+                counts[f"sim_{answer[0]}"] = counts.get(f"sim_{answer[0]}", 0) + 1
+
+
+def attack_addresses(server: Server, planted: Path, seconds: float = 40.0) -> dict[str, Any]:
+    """1 and 6 attacker addresses, each in its own /24 (127.0.N.7), running the costliest calls they can;
+    the honest session's worst request and requests per second."""
+    found: dict[str, Any] = {}
+    for attackers in (1, 6):
+        stop = threading.Event()
+        counts: list[dict[str, Any]] = [{"refused_open": 0} for _ in range(attackers)]
+        threads = [
+            threading.Thread(
+                target=_slow_client, args=(server, f"127.0.{30 + k}.7", stop, counts[k]), daemon=True
+            )
+            for k in range(attackers)
+        ]
+        with HonestPlayer(server.url, 300) as honest:
+            for thread in threads:
+                thread.start()
+            time.sleep(seconds)
+            stop.set()
+        figures = honest.figures()
+        found[f"{attackers}_attackers"] = {
+            **figures,
+            "honest_requests_per_s": round(figures["honest_requests"] / (seconds + 1), 1),
+            "attackers": counts,
+        }
+        for thread in threads:
+            thread.join(120)
+    return found
+
+
+def attack_sessions(server: Server, planted: Path) -> dict[str, Any]:
+    """Two networks open sessions until refused; can a third client still open one?"""
+    sim, held = "GenEnv-Sim-Digits-v0", {}
+    opened: list[tuple[str, str]] = []
+    for source in ("127.0.40.1", "127.0.41.1"):
+        held[source] = 0
+        while held[source] < 200:
+            answer = call("POST", server.url, f"/envs/{sim}/sessions", {}, source=source)
+            if answer[0] != 201:
+                break
+            held[source] += 1
+            opened.append((source, answer[1]["session_id"]))
+    newcomer = call("POST", server.url, f"/envs/{sim}/sessions", {}, source="127.0.42.1")
+    if newcomer[0] == 201:
+        opened.append(("127.0.42.1", newcomer[1]["session_id"]))
+    for source, sid in opened:
+        call("DELETE", server.url, f"/envs/{sim}/sessions/{sid}", source=source)
+    return {
+        "held_per_network": list(held.values()),
+        "newcomer_status": newcomer[0],
+        "messages": messages(newcomer),
+    }
+
+
+def attack_small(server: Server, planted: Path, races: int = 60) -> dict[str, Any]:
+    """A 309-digit real, steps racing the DELETE of their session, half-sent bodies (log bytes each), an
+    over-limit body sent whole (a readable 413, or a reset connection?)."""
+    from websockets.sync.client import connect
+
+    sim = "GenEnv-Sim-Digits-v0"
+    raw = b'{"env_kwargs": {"skill_decay": 2' + b"0" * 308 + b"}}"
+    huge = call("POST", server.url, f"/envs/{sim}/reset", raw=raw, source=ATTACKER)
+    try:
+        with connect(server.url.replace("http://", "ws://") + f"/envs/{sim}/ws") as ws:
+            ws.send(b'{"type": "reset", "data": ' + raw + b"}")
+            ws_huge = json.loads(ws.recv(timeout=60))
+            ws.send(json.dumps({"type": "state"}))
+            ws_after = json.loads(ws.recv(timeout=60))["type"]
+        ws_result = f"{ws_huge['data'].get('code', ws_huge['type'])}, then {ws_after}"
+    except Exception as error:
+        ws_result = f"dropped: {type(error).__name__}"
+    statuses: dict[str, int] = {}
+    for _ in range(races):
+        opened = call("POST", server.url, f"/envs/{sim}/sessions", {}, source=ATTACKER)
+        sid = opened[1]["session_id"]
+        call("POST", server.url, f"/envs/{sim}/reset", {"session_id": sid}, source=ATTACKER)
+        stepped: list[Any] = []
+        body = {"session_id": sid, "action": {"text": "1"}}
+        thread = threading.Thread(
+            target=lambda out=stepped, body=body: out.append(
+                call("POST", server.url, f"/envs/{sim}/step", body, source=ATTACKER)
+            )
+        )
+        thread.start()
+        call("DELETE", server.url, f"/envs/{sim}/sessions/{sid}", source=ATTACKER)
+        thread.join(60)
+        key = f"{stepped[0][0]} {_code(stepped[0]) or ''}".strip()
+        statuses[key] = statuses.get(key, 0) + 1
+    server.log.flush()
+    before = os.fstat(server.log.fileno()).st_size
+    for _ in range(20):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(
+                b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{" % sim.encode()
+            )
+    time.sleep(1.0)
+    log_bytes = (os.fstat(server.log.fileno()).st_size - before) / 20
+    over = 8 * 1024 * 1024 + 1
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+            head = b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (
+                sim.encode(),
+                over,
+            )
+            sock.sendall(head + b" " * over)
+            reply = sock.recv(4096)
+        over_limit = reply.split(b"\r\n", 1)[0].decode()
+    except OSError as error:
+        over_limit = f"{type(error).__name__}"
+    return {
+        "huge_real_http": f"{huge[0]} {_code(huge) or ''}".strip(),
+        "huge_real_ws": ws_result,
+        "step_racing_delete": statuses,
+        "log_bytes_per_half_sent_body": round(log_bytes),
+        "over_limit_body": over_limit,
+        "messages": messages(huge),
+    }
+
+
+def _capture(policy: Any, attacker_sessions: int, rounds: int = 150) -> dict[str, Any]:
+    """A hosted Sim-Digits curriculum (``HostedCurricula``, the code that answers the sessions' calls, in
+    this process) played by 4 honest clients whose agent solves strings of up to 4 digits, before, during
+    and after one attacker client (``attacker_sessions`` sessions) whose reports pull it up: 2 of 4 wins on
+    levels >= 12, 4 of 4 below. Per phase: the honest success and their episodes served at levels >= 12."""
+    from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
+
+    curricula = HostedCurricula([CurriculumSpec("d", "GenEnv-Sim-Digits-v0")], lambda _: {}, policy=policy)
+    curricula.start()
+    size = curricula._hosted["d"].group_size
+
+    def group(session: str, client: str, outcome: Any) -> tuple[int, int]:
+        asked = curricula.answer(session, "d", json.dumps({"method": "propose", "n": 1}).encode(), client)
+        proposal = asked["proposals"][0]
+        task = json.loads(proposal["task"])
+        level, wins = int(task["difficulty"].get("level", 0)), outcome(task)
+        for k in range(size):
+            record = {"method": "record", "proposal_id": proposal["proposal_id"], "success": k < wins}
+            curricula.answer(session, "d", json.dumps(record).encode(), client)
+        return level, wins
+
+    def honest(task: dict) -> int:
+        return size if len(task["evaluation"]["answer"]) <= 4 else 0
+
+    def attacker(task: dict) -> int:
+        return size // 2 if int(task["difficulty"].get("level", 0)) >= 12 else size
+
+    phases: dict[str, Any] = {}
+    try:
+        for phase in ("before", "during", "after"):
+            served = []
+            for _ in range(rounds):
+                for k in range(4):
+                    served.append(group(f"honest-{k}", f"net:honest-{k}", honest))
+                if phase == "during":
+                    for k in range(attacker_sessions):
+                        group(f"attacker-{k}", "net:attacker", attacker)
+            if phase == "during":
+                for k in range(attacker_sessions):
+                    curricula.forget(f"attacker-{k}", "d")
+            phases[phase] = {
+                "honest_success": round(sum(w for _, w in served) / (size * len(served)), 3),
+                "honest_served_levels_ge_12": round(sum(lv >= 12 for lv, _ in served) / len(served), 3),
+            }
+        phases["flagged"] = curricula.state("d")["influence"]["flagged"]
+    finally:
+        curricula.close(checkpoint=False)
+    return phases
+
+
+def attack_curriculum(server: Server, planted: Path) -> dict[str, Any]:
+    """One attacker steering a hosted curriculum, with 1 and 8 sessions: without the influence bound (a
+    share of 1, flags ignored: every group counts, as before #45), with the share alone, and with the
+    default bound (the share, and flagged clients held back)."""
+    from genenv_gym.serve.curriculum_influence import InfluencePolicy
+
+    return {
+        f"{sessions}_sessions_{name}": _capture(policy, sessions)
+        for sessions in (1, 8)
+        for name, policy in (
+            ("unbounded", InfluencePolicy(share=1.0, hold_flagged=False)),
+            ("share_only", InfluencePolicy(hold_flagged=False)),
+            ("bounded", InfluencePolicy()),
+        )
+    }
+
+
 ATTACKS = {
+    "amplify": attack_amplify,
+    "curriculum": attack_curriculum,
+    "sessions": attack_sessions,
+    "small": attack_small,
+    "addresses": attack_addresses,
     "errors": attack_errors,
     "protocol": attack_protocol,
     "secret": attack_secret,

@@ -12,10 +12,10 @@ For each id, ``--sessions`` scripted oracle episodes (seeds 0..N-1) are played t
 3. noisy: the same N sessions again while other threads send ``--malformed`` bad requests (bad JSON,
    bodies over the limit, unknown ids and fields, wrong session ids, pairs of concurrent steps on one
    session); every bad request must be answered 4xx and every transcript must equal the quiet run's;
-4. attacked (``--attacker``): the same N sessions again while one other client (from 127.0.0.2) sends the
-   costliest requests the server accepts (``Attacker``): it first takes as many sessions as it may hold,
-   then, from 8 threads, resets of ``GenEnv-Sim-ALFWorld-v0`` at the largest batch it may ask (each
-   proposal proved by the planner: seconds of CPU each, past the step timeout), of
+4. attacked (``--attacker``): the same N sessions again while one other client (from 127.0.1.2, another
+   /24) sends the costliest requests the server accepts (``Attacker``): it first takes as many sessions as
+   it may hold, then, from 8 threads, resets of ``GenEnv-Sim-ALFWorld-v0`` at the largest batch it may ask
+   (each proposal proved by the planner: seconds of CPU each, past the step timeout), of
    ``GenEnv-Sim-TravelPlanner-v0`` at batch 64, steps of 100,000-character actions, connections that drip
    their headers, and refused requests (forbidden kwargs, JSON nested 100,000 deep). Honest latency
    (p50, p99), sessions lost, and transcripts equal to the quiet run's; ``--repeats N`` alternates quiet
@@ -53,7 +53,7 @@ from genenv_gym.serve.transcript import Transcript, record, record_vector, scrip
 DEFAULT_IDS = ["GenEnv-BFCL-MultiTurn-v0", "GenEnv-APIBank-Dialogue-v0", "GenEnv-ALFWorld-v0"]
 #: What the attacker plays on (served beside the honest ids).
 ATTACK_IDS = ["GenEnv-Sim-ALFWorld-v0", "GenEnv-Sim-TravelPlanner-v0", "GenEnv-BFCL-MultiTurn-v0"]
-ATTACKER = "127.0.0.2"
+ATTACKER = "127.0.1.2"  # another /24 than the honest 127.0.0.1: another client
 MAX_BODY = 1 << 20
 
 
@@ -319,7 +319,7 @@ def malformed_requests(url: str, env_id: str, count: int, stop: threading.Event)
 
 
 class Attacker:
-    """One client, from 127.0.0.2, sending the costliest requests the server accepts until stopped.
+    """One client, from 127.0.1.2, sending the costliest requests the server accepts until stopped.
 
     It first opens as many sessions as the server lets one client hold (less what its threads need for
     one-shot requests) and keeps them; then its threads loop over: a stateless reset of

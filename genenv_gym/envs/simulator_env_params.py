@@ -16,6 +16,7 @@ from genenv_gym.registry.client_params import (
     Integer,
     Param,
     Real,
+    TaskBound,
     TaskData,
 )
 
@@ -34,11 +35,13 @@ CURRICULUM = Fields(
 
 
 def simulator_env_params(
-    domain_kwargs: Mapping[str, Param] | None = None, max_batch: int = MAX_BATCH
+    domain_kwargs: Mapping[str, Param] | None = None,
+    max_batch: int = MAX_BATCH,
+    task_bounds: tuple[TaskBound, ...] = (),
 ) -> ClientParams:
     """The client's choices on a simulator env: the procedural simulator and its curriculum, ``batch_size``
     up to ``max_batch`` (a domain whose proposals are costly declares less), the domain's ``domain_kwargs``
-    that are safe to choose, and ``reset(options={"task": ...})``."""
+    that are safe to choose, and ``reset(options={"task": ...})`` within the family's ``task_bounds``."""
     return ClientParams(
         kwargs={
             "simulator": Choice(("procedural",)),
@@ -48,5 +51,5 @@ def simulator_env_params(
             "skill_decay": Real(0.0, 1.0),
             "domain_kwargs": Fields(dict(domain_kwargs or {})),
         },
-        options={"task": TaskData()},
+        options={"task": TaskData(bounds=task_bounds)},
     )

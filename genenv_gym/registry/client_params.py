@@ -105,9 +105,13 @@ class Real(Param):
     high: float
 
     def check(self, value: Any, path: str) -> Any:
-        if type(value) not in (int, float) or not math.isfinite(value) or not self.low <= value <= self.high:
+        try:
+            number = float(value) if type(value) in (int, float) else math.nan
+        except OverflowError:  # an int past a float's range
+            number = math.nan
+        if not math.isfinite(number) or not self.low <= number <= self.high:
             raise ParamError(path, f"must be a number in [{self.low}, {self.high}], got {_short(value)}")
-        return float(value)
+        return number
 
     def describe(self) -> str:
         return f"a number in [{self.low}, {self.high}]"
@@ -163,11 +167,46 @@ TASK_FIELDS = ("id", "domain", "messages", "tools", "evaluation", "difficulty", 
 
 
 @dataclass(frozen=True)
+class TaskBound:
+    """A family's bound on what makes its checker, validator, planner or solver expensive in a client's
+    task: ``what`` is counted along ``path`` in the task's JSON (each key a step into an object, ``"*"``
+    every item of a list; the count is the length of the list, object or string reached, summed over the
+    items ``"*"`` takes; an integer reached counts as its value: a trip's days), and may be at most
+    ``limit``. A value of another shape counts 0: the domain refuses it when it reads the task."""
+
+    what: str
+    path: tuple[str, ...]
+    limit: int
+
+    def count(self, task: Any) -> int:
+        level = [task]
+        for key in self.path:
+            if key == "*":
+                level = [item for value in level if isinstance(value, list) for item in value]
+            else:
+                level = [value[key] for value in level if isinstance(value, Mapping) and key in value]
+        return sum(
+            value if type(value) is int else len(value)
+            for value in level
+            if type(value) is int or isinstance(value, (list, Mapping, str))
+        )
+
+    def check(self, task: Any, path: str) -> None:
+        found = self.count(task)
+        if found > self.limit:
+            where = ".".join(self.path)
+            raise ParamError(
+                path, f"has {found} {self.what} ({where}), more than this server takes: {self.limit}"
+            )
+
+
+@dataclass(frozen=True)
 class TaskData(Param):
-    """A Task as its JSON dict (``Task.to_dict()``), at most ``max_chars`` of JSON text; the env's domain
-    checks what the task means when it plays it."""
+    """A Task as its JSON dict (``Task.to_dict()``), at most ``max_chars`` of JSON text and within its
+    family's ``bounds`` (``TaskBound``); the env's domain checks what the task means when it plays it."""
 
     max_chars: int = 1_000_000
+    bounds: tuple[TaskBound, ...] = ()
 
     def check(self, value: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
@@ -189,10 +228,13 @@ class TaskData(Param):
                 raise ParamError(f"{path}.{key}", "must be an object")
         if json_size(value) > self.max_chars:
             raise ParamError(path, f"is larger than {self.max_chars} characters of JSON")
+        for bound in self.bounds:
+            bound.check(value, path)
         return value
 
     def describe(self) -> str:
-        return "a Task as a JSON object"
+        bounds = "".join(f", at most {b.limit} {b.what}" for b in self.bounds)
+        return f"a Task as a JSON object{bounds}"
 
 
 @dataclass(frozen=True)
@@ -220,6 +262,11 @@ class ClientParams:
 
 #: The reset options of an env over a benchmark's tasks: a task by its id, or a task as data.
 BENCHMARK_OPTIONS: Mapping[str, Param] = {"task_id": Text(), "task": TaskData()}
+
+
+def benchmark_options(*bounds: TaskBound) -> dict[str, Param]:
+    """``BENCHMARK_OPTIONS`` with a client's task held to the family's ``bounds``."""
+    return {"task_id": Text(), "task": TaskData(bounds=bounds)}
 
 
 def check_object(params: Mapping[str, Param], value: Mapping[str, Any], path: str) -> dict[str, Any]:

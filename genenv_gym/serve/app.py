@@ -34,8 +34,10 @@ from fastapi.responses import JSONResponse
 from genenv_gym.serve.body_limit import BodyLimit
 from genenv_gym.serve.catalog import Catalog, describe
 from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
+from genenv_gym.serve.curriculum_influence import InfluencePolicy
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.serve.http_json import JSONBody
+from genenv_gym.serve.identity import ClientIdentity
 from genenv_gym.serve.limits import ServeLimits, check_token
 from genenv_gym.serve.routes_curricula import curricula_router
 from genenv_gym.serve.routes_mcp import McpSessions, mcp_router
@@ -60,6 +62,16 @@ class ServeConfig:
     curricula: tuple[CurriculumSpec, ...] = ()
     curriculum_dir: str | None = None
     curriculum_checkpoint_every: int = 50
+    #: Who a request is from (serve/identity.py): per-client tokens (name -> token; each is also accepted
+    #: as the bearer token), else the address's network.
+    identity: ClientIdentity = field(default_factory=ClientIdentity)
+    #: How much one client may move a hosted curriculum (serve/curriculum_influence.py).
+    curriculum_policy: InfluencePolicy | None = None
+
+    def accepted_tokens(self) -> tuple[str, ...] | None:
+        """Every bearer token the server accepts (None: it asks for none)."""
+        tokens = ((self.token,) if self.token else ()) + tuple(self.identity.tokens.values())
+        return tokens or None
 
 
 def create_app(config: ServeConfig) -> FastAPI:
@@ -90,11 +102,13 @@ def create_app(config: ServeConfig) -> FastAPI:
     )
     app.state.manager = manager
     app.state.curricula = curricula
+    app.state.max_json_values = limits.max_json_values
+    app.state.identity = config.identity
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout_s=limits.body_timeout_s)
     _answer_errors_as_json(app)
-    _require_token(app, config.token)  # added last: it runs first, before the body is read
+    _require_token(app, config.accepted_tokens())  # added last: it runs first, before the body is read
     mcp = McpSessions(catalog, manager, curricula)
-    app.include_router(openenv_router(catalog, manager, curricula, limits, config.token, mcp))
+    app.include_router(openenv_router(catalog, manager, curricula, limits, config.accepted_tokens(), mcp))
     app.include_router(mcp_router(mcp))
     app.include_router(openapi_router(catalog))
     app.include_router(sessions_router(catalog, manager, curricula))
@@ -112,6 +126,7 @@ def hosted_curricula(config: ServeConfig) -> HostedCurricula:
         config.catalog.server_kwargs,
         config.curriculum_dir,
         config.curriculum_checkpoint_every,
+        config.curriculum_policy,
     )
 
 
@@ -134,7 +149,7 @@ def _answer_errors_as_json(app: FastAPI) -> None:
         return JSONBody({"detail": "internal error of the server", "code": "INTERNAL_ERROR"}, status_code=500)
 
 
-def _require_token(app: FastAPI, token: str | None) -> None:
+def _require_token(app: FastAPI, token: tuple[str, ...] | None) -> None:
     """Every HTTP request but ``GET /health`` carries ``Authorization: Bearer <token>`` (when one is set);
     the WebSocket checks it itself (serve/routes_openenv.py)."""
 

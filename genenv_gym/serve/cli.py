@@ -70,6 +70,12 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         help="seconds after which a running call drops its session to the lowest CPU priority (0: never)",
     )
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes)
+    parser.add_argument(
+        "--max-json-values",
+        type=int,
+        default=defaults.max_json_values,
+        help="JSON values a body or WebSocket message may hold, counted before it is decoded",
+    )
     parser.add_argument("--max-action-chars", type=int, default=defaults.max_action_chars)
     parser.add_argument("--header-timeout", type=float, default=defaults.header_timeout_s, help="seconds")
     parser.add_argument("--body-timeout", type=float, default=defaults.body_timeout_s, help="seconds")
@@ -94,6 +100,27 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         help="require 'Authorization: Bearer <token>', the token read from environment variable NAME",
     )
     parser.add_argument(
+        "--client-tokens",
+        default=None,
+        metavar="FILE",
+        help="per-client bearer tokens, one 'NAME TOKEN' a line: each client's sessions, workers and "
+        "curriculum records are shared by its name instead of its address's network",
+    )
+    parser.add_argument(
+        "--client-prefix-v4",
+        type=int,
+        default=24,
+        metavar="BITS",
+        help="IPv4 addresses sharing this prefix count as one client (default 24; 32: each address)",
+    )
+    parser.add_argument(
+        "--client-prefix-v6",
+        type=int,
+        default=64,
+        metavar="BITS",
+        help="IPv6 addresses sharing this prefix count as one client (default 64)",
+    )
+    parser.add_argument(
         "--curriculum",
         action="append",
         default=[],
@@ -114,6 +141,25 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         metavar="GROUPS",
         help="completed groups between two checkpoints of a hosted curriculum",
     )
+    parser.add_argument(
+        "--curriculum-share",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="the largest share of a hosted curriculum's recent groups one client may count for (default: "
+        "an equal share of the clients active on it)",
+    )
+    parser.add_argument(
+        "--curriculum-token-holders-only",
+        action="store_true",
+        help="hosted curricula count the records of clients named by --client-tokens only",
+    )
+    parser.add_argument(
+        "--curriculum-keep-flagged",
+        action="store_true",
+        help="count the records of clients whose outcomes disagree with the others' (default: held back "
+        "while they are a minority)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
@@ -130,12 +176,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from genenv_gym.serve.app import ServeConfig
     from genenv_gym.serve.catalog import Catalog
     from genenv_gym.serve.curricula import CurriculumSpec
+    from genenv_gym.serve.curriculum_influence import InfluencePolicy
+    from genenv_gym.serve.identity import ClientIdentity, read_client_tokens
     from genenv_gym.serve.limits import token_from_env
     from genenv_gym.serve.server import uvicorn_server
 
     try:
         catalog = Catalog(args.env, operator_kwargs(args.env_kwargs, args.env_kwargs_for))
         token = token_from_env(args.token_env)
+        tokens = read_client_tokens(args.client_tokens) if args.client_tokens else {}
+        identity = ClientIdentity(args.client_prefix_v4, args.client_prefix_v6, tokens)
+        policy = InfluencePolicy(
+            share=args.curriculum_share,
+            token_holders_only=args.curriculum_token_holders_only,
+            hold_flagged=not args.curriculum_keep_flagged,
+        )
+        if policy.token_holders_only and not tokens:
+            raise ValueError("--curriculum-token-holders-only needs --client-tokens (who holds a token)")
         curricula = tuple(CurriculumSpec.parse(text) for text in args.curriculum)
     except ValueError as error:
         print(f"genenv serve: {error}", file=sys.stderr)
@@ -160,6 +217,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         session_memory_mb=args.session_memory_mb,
         session_nice=args.session_nice,
         max_body_bytes=args.max_body_bytes,
+        max_json_values=args.max_json_values,
         max_action_chars=args.max_action_chars,
         header_timeout_s=args.header_timeout,
         body_timeout_s=args.body_timeout,
@@ -180,6 +238,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         curricula,
         args.curriculum_dir,
         args.curriculum_checkpoint_every,
+        identity,
+        policy,
     )
     try:
         server = uvicorn_server(config, args.host, args.port, access_log=args.access_log)

@@ -6,7 +6,8 @@ but a connection that never sends anything, or drips its headers a byte at a tim
 the client likes (its keep-alive timer stops at the first byte). ``GuardedH11Protocol`` closes a
 connection that sends nothing for ``idle_timeout`` (from its opening or from the end of its last
 response), gives a request's headers ``header_timeout`` from their first byte, and closes at once any
-connection beyond ``per_client`` open from one address. Bodies have their own deadline
+connection beyond ``per_client`` open from one client (its address's network, serve/identity.py). Bodies
+have their own deadline
 (``body_limit.BodyLimit``), WebSocket sessions their idle timeout.
 """
 
@@ -14,27 +15,40 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from typing import ClassVar
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
 def guarded_protocol(
-    idle_timeout_s: float, header_timeout_s: float, max_per_client: int
+    idle_timeout_s: float,
+    header_timeout_s: float,
+    max_per_client: int,
+    network: Callable[[str | None], str] | None = None,
 ) -> type[H11Protocol]:
-    """An ``H11Protocol`` class with these limits (uvicorn's ``http=`` setting)."""
+    """An ``H11Protocol`` class with these limits (uvicorn's ``http=`` setting); ``network`` names the
+    client a peer address counts for (``ClientIdentity.network``: its /24 or /64; default the address)."""
 
     class Guarded(GuardedH11Protocol):
         idle_timeout = idle_timeout_s
         header_timeout = header_timeout_s
         per_client = max_per_client
         open_per_client: ClassVar[Counter[str]] = Counter()
+        client_of = staticmethod(network or _address)
 
     return Guarded
 
 
+def _address(address: str | None) -> str:
+    return address or "unknown"
+
+
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with idle and header deadlines and a cap on connections per client address."""
+    """uvicorn's h11 protocol with idle and header deadlines and a cap on connections per client (its
+    address's network)."""
+
+    client_of = staticmethod(_address)
 
     idle_timeout: ClassVar[float] = 30.0
     header_timeout: ClassVar[float] = 10.0
@@ -46,7 +60,7 @@ class GuardedH11Protocol(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_for_headers = False
         self._counted = True
-        self._peer = self.client[0] if self.client else "unknown"
+        self._peer = self.client_of(self.client[0] if self.client else None)
         self.open_per_client[self._peer] += 1
         if self.open_per_client[self._peer] > self.per_client:
             transport.close()

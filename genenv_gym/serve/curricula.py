@@ -18,6 +18,12 @@ A session's process reaches it only through ``call`` (serve/session_curriculum.p
   is forgotten and its group, if open, dropped from the curriculum;
 - ``state``: the curriculum's ``state()``.
 
+How much one client (an identity, serve/identity.py) may move a curriculum is bounded
+(serve/curriculum_influence.py): each group's first record decides whether the group counts (the client's
+share of the recent groups, token holders only where the operator says so); a group held back is answered
+as any other and never reach the curriculum; clients whose outcomes disagree with the others' on the
+same levels are flagged in its state.
+
 Anything else is refused with a message and changes nothing, and so is any call past the fourth of one
 request (``worker.MAX_CALLS_PER_REQUEST``). A proposal runs on a thread (the event loop
 stays free while a simulator proposes), and so does a checkpoint; a record, short and the most frequent
@@ -48,6 +54,7 @@ from genenv_gym.curriculum_service.checkpoint_file import restore_from_file, wri
 from genenv_gym.curriculum_service.service import CurriculumService, ServiceBusy
 from genenv_gym.registry.registration import is_simulator_id
 from genenv_gym.serve.client_kwargs import JOIN_KEY
+from genenv_gym.serve.curriculum_influence import InfluenceBound, InfluencePolicy
 from genenv_gym.serve.errors import ServeError
 from genenv_gym.task import Task
 
@@ -91,7 +98,13 @@ class CurriculumSpec:
 class _Hosted:
     """One curriculum, its sessions' proposals and its files."""
 
-    def __init__(self, spec: CurriculumSpec, service: CurriculumService, directory: str | None) -> None:
+    def __init__(
+        self,
+        spec: CurriculumSpec,
+        service: CurriculumService,
+        directory: str | None,
+        policy: InfluencePolicy | None = None,
+    ) -> None:
         self.spec = spec
         self.service = service
         self.group_size = service.curriculum_config.attempts
@@ -103,6 +116,11 @@ class _Hosted:
         self.partial: dict[str, set[str]] = {}
         self.groups_since_checkpoint = 0
         self.last_diagnostics: dict[str, float] = {}
+        self.influence = InfluenceBound(policy)
+        #: session id -> its client (identity), from its first call
+        self.clients: dict[str, str] = {}
+        #: proposal ids whose groups are held back (not counted: serve/curriculum_influence.py)
+        self.held_back: set[str] = set()
 
     def path(self, suffix: str) -> str | None:
         return os.path.join(self.directory, f"{self.spec.name}.{suffix}") if self.directory else None
@@ -120,6 +138,7 @@ class HostedCurricula:
         env_kwargs: the operator's kwargs of an env id (``Catalog.server_kwargs``).
         directory: where logs, diagnostics and checkpoints go (None: nowhere).
         checkpoint_every: completed groups between two checkpoints.
+        policy: how much one client may move a curriculum (serve/curriculum_influence.py).
     """
 
     def __init__(
@@ -128,6 +147,7 @@ class HostedCurricula:
         env_kwargs: Any,
         directory: str | None = None,
         checkpoint_every: int = 50,
+        policy: InfluencePolicy | None = None,
     ) -> None:
         if checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
@@ -145,6 +165,7 @@ class HostedCurricula:
         self.env_kwargs = env_kwargs
         self.directory = directory
         self.checkpoint_every = checkpoint_every
+        self.policy = policy
         self._hosted: dict[str, _Hosted] = {}
 
     def start(self) -> HostedCurricula:
@@ -155,17 +176,20 @@ class HostedCurricula:
             os.makedirs(self.directory, exist_ok=True)
         try:
             for spec in self.specs:
-                self._hosted[spec.name] = self._build(spec, self.env_kwargs(spec.env_id), self.directory)
+                built = self._build(spec, self.env_kwargs(spec.env_id), self.directory, self.policy)
+                self._hosted[spec.name] = built
         except BaseException:
             self.close(checkpoint=False)
             raise
         return self
 
     @staticmethod
-    def _build(spec: CurriculumSpec, kwargs: Mapping[str, Any], directory: str | None) -> _Hosted:
+    def _build(
+        spec: CurriculumSpec, kwargs: Mapping[str, Any], directory: str | None, policy: InfluencePolicy | None
+    ) -> _Hosted:
         log = os.path.join(directory, f"{spec.name}.log.jsonl") if directory else None
         service = CurriculumService.for_env(spec.env_id, kwargs, log_path=log)
-        hosted = _Hosted(spec, service, directory)
+        hosted = _Hosted(spec, service, directory, policy)
         saved = hosted.path("ckpt")
         if saved:
             restore_from_file(service, saved)
@@ -210,6 +234,7 @@ class HostedCurricula:
             "group_size": hosted.group_size,
             "state": hosted.service.state(),
             "diagnostics": dict(hosted.last_diagnostics),
+            "influence": hosted.influence.state(),
         }
 
     def _get(self, name: str) -> _Hosted:
@@ -221,17 +246,18 @@ class HostedCurricula:
         return hosted
 
     # -- a session's calls ---------------------------------------------------------------------------------
-    async def call(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
-        """Answer one call of a session's process. A record (short, and the most frequent call) runs on the
-        event loop when the curriculum is free, on a thread when another call holds it; a proposal (a
-        simulator may take seconds) and a checkpoint always run on a thread."""
+    async def call(self, session_id: str, name: str, body: bytes, client: str = "unknown") -> dict[str, Any]:
+        """Answer one call of a session's process (of ``client``, serve/identity.py). A record (short, and
+        the most frequent call) runs on the event loop when the curriculum is free, on a thread when another
+        call holds it; a proposal (a simulator may take seconds) and a checkpoint always run on a thread."""
         hosted, request = self._parse(name, body)
         if hosted is None:
             return request
+        self._seen(hosted, session_id, client)
         if request.get("method") != "record":
             return await asyncio.to_thread(self._dispatch, hosted, session_id, request)
         reserved = self._reserve(hosted, session_id, request)
-        if "error" in reserved:
+        if "error" in reserved or "held_back" in reserved:
             return reserved
         try:
             update = self._apply(hosted, session_id, reserved, wait=False)
@@ -241,12 +267,22 @@ class HostedCurricula:
             await asyncio.to_thread(self._checkpoint, hosted)
         return {"update": update}
 
-    def answer(self, session_id: str, name: str, body: bytes) -> dict[str, Any]:
+    def answer(self, session_id: str, name: str, body: bytes, client: str = "unknown") -> dict[str, Any]:
         """The answer to one call, all of it on this thread: ``{"error": ...}`` for anything refused."""
         hosted, request = self._parse(name, body)
         if hosted is None:
             return request
+        self._seen(hosted, session_id, client)
         return self._dispatch(hosted, session_id, request)
+
+    @staticmethod
+    def _seen(hosted: _Hosted, session_id: str, client: str) -> None:
+        """Remember a session's client at its first call (it counts as active until it is forgotten)."""
+        with hosted.lock:
+            if session_id in hosted.clients:
+                return
+            hosted.clients[session_id] = client
+        hosted.influence.joined(client)
 
     def _parse(self, name: str, body: bytes) -> tuple[_Hosted | None, dict[str, Any]]:
         """The curriculum and the call's JSON object, or None and the error to answer."""
@@ -269,7 +305,7 @@ class HostedCurricula:
             return self._propose(hosted, session_id, request.get("n"))
         if method == "record":
             reserved = self._reserve(hosted, session_id, request)
-            if "error" in reserved:
+            if "error" in reserved or "held_back" in reserved:
                 return reserved
             update = self._apply(hosted, session_id, reserved, wait=True)
             if update is not None and self._checkpoint_due(hosted):
@@ -289,6 +325,7 @@ class HostedCurricula:
             if not isinstance(proposal_id, str) or given.pop(proposal_id, None) is None:
                 return {"error": "not a proposal given to this session (or one it has forgotten)"}
             hosted.partial.get(session_id, set()).discard(proposal_id)
+            hosted.held_back.discard(proposal_id)
         return {"discarded": hosted.service.discard(proposal_id, recorder=session_id[:8])}
 
     def _propose(self, hosted: _Hosted, session_id: str, n: Any) -> dict[str, Any]:
@@ -301,7 +338,9 @@ class HostedCurricula:
                 given[p.proposal_id] = [p.task, hosted.group_size]
             partial = hosted.partial.setdefault(session_id, set())
             while len(given) > MAX_OUTSTANDING:
-                partial.discard(given.popitem(last=False)[0])
+                oldest = given.popitem(last=False)[0]
+                partial.discard(oldest)
+                hosted.held_back.discard(oldest)
         return {
             "proposals": [
                 {"proposal_id": p.proposal_id, "task": p.task.to_json(), "seed": p.seed} for p in proposals
@@ -328,12 +367,25 @@ class HostedCurricula:
                     "error": f"this session has {len(partial)} groups recorded in part, the limit: finish "
                     "one before starting another"
                 }
+            client = hosted.clients.get(session_id, "unknown")
+            first = entry[1] == hosted.group_size
             entry[1] -= 1
             if entry[1] == 0:
                 del given[proposal_id]
                 partial.discard(proposal_id)
             else:
                 partial.add(proposal_id)
+            held = proposal_id in hosted.held_back
+        if first and not hosted.influence.admit(client):
+            held = True
+            with hosted.lock:  # none of its records reaches the curriculum: it never opens there
+                hosted.held_back.add(proposal_id)
+        if held:
+            if entry[1] == 0:
+                with hosted.lock:
+                    hosted.held_back.discard(proposal_id)
+            return {"update": None, "held_back": True}
+        hosted.influence.outcome(client, _level(entry[0]), success)
         return {"task": entry[0], "proposal_id": proposal_id, "success": success}
 
     @staticmethod
@@ -366,6 +418,10 @@ class HostedCurricula:
         with hosted.lock:
             hosted.given.pop(session_id, None)
             partial = hosted.partial.pop(session_id, set())
+            hosted.held_back -= partial
+            client = hosted.clients.pop(session_id, None)
+        if client is not None:
+            hosted.influence.left(client)
         for proposal_id in partial:
             hosted.service.discard(proposal_id, recorder=session_id[:8])
 
@@ -392,3 +448,10 @@ class HostedCurricula:
                 self._checkpoint(hosted)
             hosted.service.close()
         self._hosted = {}
+
+
+def _level(task: Task) -> int:
+    try:
+        return int(task.level)
+    except (TypeError, ValueError, AttributeError):
+        return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from genenv_gym.serve.errors import Unauthorized
@@ -20,20 +21,21 @@ class ServeLimits:
     #: Sessions (HTTP sessions, WebSocket connections and one-shot stateless requests together); each is
     #: a process.
     max_sessions: int = 128
-    #: Sessions one client (one address) may hold at once.
+    #: Sessions one client (an identity: serve/identity.py) may hold at once; with other clients present,
+    #: at most its share of ``max_sessions`` (serve/sessions.py).
     max_sessions_per_client: int = 64
-    #: Env calls (builds, resets, steps) running at once, each in its session's process; a client with
-    #: others present gets its fair share of them (serve/fairness.py). Default: twice the usable cores (a
-    #: call holds its worker through its round trip to the session's process, so short calls leave a
-    #: core idle part of the time; long ones drop to the lowest priority after ``slow_call_s``).
+    #: Env calls (builds, resets, steps) running at once in the shared pool, each in its session's process;
+    #: a client with others present gets its fair share of them (serve/fairness.py). Default: twice the
+    #: usable cores (a call holds its worker through its round trip to the session's process, so short
+    #: calls leave a core idle part of the time; long ones leave the pool after ``slow_call_s``).
     workers: int = 0
     #: A session with no request for this long is closed and its process ended.
     idle_timeout_s: float = 300.0
     #: A reset or step running longer than this is stopped (its process killed), answered 504 and its
     #: session closed.
     step_timeout_s: float = 60.0
-    #: A call still running after this drops its session's process to the lowest CPU priority for good;
-    #: 0: never.
+    #: A call still running after this drops its session's process to the lowest CPU priority for good
+    #: and leaves the shared pool of workers (still counted against its client's share); 0: never.
     slow_call_s: float = 1.0
     #: Building an env (loading a benchmark) that takes longer is stopped the same way.
     make_timeout_s: float = 300.0
@@ -47,6 +49,9 @@ class ServeLimits:
     session_nice: int = 5
     #: Request bodies and WebSocket messages larger than this are refused (413 / close code 1009).
     max_body_bytes: int = 8 * 1024 * 1024
+    #: JSON values (containers, strings, numbers, literals) a body or WebSocket message may hold; counted
+    #: from its text before it is decoded (serve/http_json.py), more refused 413 (TOO_MANY_VALUES).
+    max_json_values: int = 100_000
     #: Actions longer than this are refused (413) before they reach the env; shorter ones too long for the
     #: env are graded by the env (``action_error:too_long``), as in-process.
     max_action_chars: int = 1_000_000
@@ -65,12 +70,15 @@ class ServeLimits:
             object.__setattr__(self, "workers", 2 * _cores())
 
 
-def check_token(expected: str | None, authorization: str | None) -> None:
-    """Raise Unauthorized unless ``authorization`` is ``Bearer <expected>`` (no check when none is set)."""
+def check_token(expected: str | Collection[str] | None, authorization: str | None) -> None:
+    """Raise Unauthorized unless ``authorization`` is ``Bearer <token>`` for the token ``expected`` (or one
+    of the tokens; no check when none is set). Every token is compared, each in constant time."""
     if expected is None:
         return
+    accepted = [expected] if isinstance(expected, str) else list(expected)
     scheme, _, given = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected.encode()):
+    matches = [hmac.compare_digest(given.strip().encode(), token.encode()) for token in accepted]
+    if scheme.lower() != "bearer" or not any(matches):
         raise Unauthorized("missing or wrong bearer token (send 'Authorization: Bearer <token>')")
 
 

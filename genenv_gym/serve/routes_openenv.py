@@ -42,7 +42,7 @@ def openenv_router(
     manager: SessionManager,
     curricula: HostedCurricula,
     limits: ServeLimits,
-    token: str | None,
+    token: str | tuple[str, ...] | None,
     mcp: McpSessions,
 ) -> APIRouter:
     """OpenEnv's routes (and ``/health``, ``/envs``, ``/envs/<id>/spec``) over ``manager``'s sessions;
@@ -194,7 +194,7 @@ async def _websocket_loop(
         try:
             if len(raw) > limits.max_body_bytes:
                 raise TooLarge(f"message of {len(raw)} bytes, more than the limit of {limits.max_body_bytes}")
-            data = decode_json(raw)
+            data = decode_json(raw, limits.max_json_values)
             if not isinstance(data, dict):
                 raise ServeError("a message is a JSON object with a 'type'", 422, "VALIDATION_ERROR")
             kind = data.get("type")

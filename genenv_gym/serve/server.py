@@ -34,7 +34,10 @@ def uvicorn_server(
             log_level=log_level,
             access_log=access_log,
             http=guarded_protocol(
-                limits.keep_alive_s, limits.header_timeout_s, limits.max_connections_per_client
+                limits.keep_alive_s,
+                limits.header_timeout_s,
+                limits.max_connections_per_client,
+                config.identity.network,
             ),
             timeout_keep_alive=int(max(1, limits.keep_alive_s)),
             ws_max_size=limits.max_body_bytes,

@@ -1,14 +1,16 @@
 """Sessions: each one owns an env that lives in a process of its own, and a client's share of the server.
 
 One ``SessionManager`` counts every env the server holds (HTTP sessions, WebSocket connections, one-shot
-stateless requests) against ``max_sessions`` and, per client address, ``max_sessions_per_client``. Each
+stateless requests) against ``max_sessions`` and, per client, ``max_sessions_per_client``. Each
 session's env is built and played in its own process, forked from the zygote (serve/zygote.py). A build,
 reset or step runs when the client's fair share of the ``workers`` slots allows (serve/fairness.py) and
 within its time limit, counted from when it starts: past it, the session's process (and whatever it
 started) is killed, the request answered 504 and the session closed; no other session notices. A call
 still running after ``slow_call_s`` drops its process to the lowest CPU priority (short calls of other
-sessions go first, as in a feedback queue); it keeps its slot, so no more than ``workers`` calls ever
-compete for the cores (a wall-clock limit stays fair). Idle HTTP
+sessions go first, as in a feedback queue) and gives its slot back to the pool, still counted against its
+client's share (serve/fairness.py): calls that run to the limit never hold the workers. A client (an
+identity, serve/identity.py) alone may hold every session; with others it holds at most its share of
+``max_sessions`` with room kept for one more client (``session_share``). Idle HTTP
 sessions are closed after the idle timeout, and every session at shutdown. A session that joined a
 curriculum the server hosts (serve/curricula.py) has its process's curriculum calls answered there; closing
 the session forgets its proposals, discards its groups recorded in part, and leaves the curriculum to the
@@ -22,6 +24,7 @@ import contextlib
 import functools
 import itertools
 import json
+import math
 import time
 import uuid
 from collections import Counter
@@ -36,7 +39,7 @@ from genenv_gym.serve.errors import (
     UnknownSession,
     WorkerLost,
 )
-from genenv_gym.serve.fairness import FairSlots
+from genenv_gym.serve.fairness import FairSlots, Held
 from genenv_gym.serve.limits import ServeLimits
 from genenv_gym.serve.worker import OnCall, WorkerProcess
 from genenv_gym.serve.zygote import Zygote, ZygoteError
@@ -86,7 +89,8 @@ class SessionManager:
         self.zygote.start()
 
     def open(self, env_id: str, kind: str, client: str) -> Session:
-        """A new session without an env yet; CapacityReached at the server's or the client's limit."""
+        """A new session without an env yet; CapacityReached at the server's limit, the client's limit or
+        the client's share (``session_share``)."""
         if len(self.sessions) >= self.limits.max_sessions:
             raise CapacityReached(
                 f"the server holds {len(self.sessions)} sessions, its limit (--max-sessions); "
@@ -97,11 +101,26 @@ class SessionManager:
                 f"this client holds {self.per_client[client]} sessions, the limit per client "
                 "(--max-sessions-per-client); close one first"
             )
+        share = self.session_share(client)
+        if self.per_client[client] >= share:
+            raise CapacityReached(
+                f"this client holds {self.per_client[client]} sessions, its share of --max-sessions while "
+                f"{len(self.per_client)} clients hold sessions (room is kept for one more); close one first"
+            )
         session = Session(env_id, kind, client)
         self.sessions[session.id] = session
         self.per_client[client] += 1
         self.slots.add_session(client)
         return session
+
+    def session_share(self, client: str) -> int:
+        """How many sessions ``client`` may hold now: all of them alone; else ``--max-sessions`` shared
+        between the clients that hold sessions and one more, so that a newcomer finds room (a client that
+        held more before others came keeps them)."""
+        clients = len(self.per_client) + (client not in self.per_client)
+        if clients <= 1:
+            return self.limits.max_sessions
+        return max(1, math.ceil(self.limits.max_sessions / (clients + 1)))
 
     def get(self, session_id: str, env_id: str) -> Session:
         """The open session ``session_id`` of ``env_id``; raises UnknownSession."""
@@ -162,11 +181,11 @@ class SessionManager:
         the slot is granted (waiting for it does not count)."""
         if session.closed or session.process is None:
             raise UnknownSession(f"session {session.id} is closed")
-        async with self.slots.slot(session.client):
+        async with self.slots.slot(session.client) as held:
             if session.closed:
                 raise UnknownSession(f"session {session.id} is closed")
             slow = (
-                asyncio.get_running_loop().call_later(self.limits.slow_call_s, session.process.deprioritize)
+                asyncio.get_running_loop().call_later(self.limits.slow_call_s, _slow, session.process, held)
                 if self.limits.slow_call_s > 0
                 else None
             )
@@ -181,6 +200,8 @@ class SessionManager:
                     "session closed"
                 ) from None
             except (MemoryLimit, WorkerLost):
+                if session.closed:  # closed (DELETE, shutdown) while the call ran: the process was ended
+                    raise UnknownSession(f"session {session.id} was closed while this request ran") from None
                 await self.close(session)
                 raise
             finally:
@@ -191,7 +212,7 @@ class SessionManager:
         """What answers the curriculum calls of the session's process (None: it joined none)."""
         if session.curriculum is None or self.curricula is None:
             return None
-        return functools.partial(self.curricula.call, session.id, session.curriculum)
+        return functools.partial(self.curricula.call, session.id, session.curriculum, client=session.client)
 
     async def close(self, session: Session) -> None:
         """End the session's process (its env closed there) and free its slot (idempotent)."""
@@ -235,3 +256,9 @@ class SessionManager:
         await asyncio.gather(*(self.close(s) for s in list(self.sessions.values())))
         with contextlib.suppress(Exception):
             self.zygote.stop()
+
+
+def _slow(process: WorkerProcess, held: Held) -> None:
+    """A call past ``slow_call_s``: its process to the lowest CPU priority, its slot back to the pool."""
+    process.deprioritize()
+    held.leave_pool()

@@ -253,3 +253,45 @@ def test_declared_choices_are_the_domains_own():
     travel = by_id["GenEnv-TravelPlanner-v0"].kwargs
     assert travel["levels"].values == LEVELS and travel["reward_mode"].values == REWARD_MODES
     assert travel["scoring"].values == SCORINGS
+
+
+def _task_at(path: tuple[str, ...], count: int) -> dict:
+    """A task whose ``path`` holds ``count``: a list of that many items, or the int itself for a number."""
+    leaf: object = count if path[-1] in ("days", "visiting_city_number", "max_steps") else ["x"] * count
+    for key in reversed(path):
+        leaf = {key: leaf}
+    return {"id": "t", "domain": "d", **leaf}  # type: ignore[dict-item]
+
+
+def test_every_family_declares_task_bounds_that_refuse_past_them_naming_what():
+    import importlib
+    import re
+
+    from genenv_gym.registry.client_params import ParamError, TaskData
+    from genenv_gym.registry.manifest import ENVS_DIR
+
+    families = 0
+    for path in sorted(ENVS_DIR.glob("*/manifest.py")):
+        bounds = getattr(
+            importlib.import_module(f"genenv_gym.envs.{path.parent.name}.manifest"), "TASK_BOUNDS", None
+        )
+        if bounds is None:
+            continue
+        families += 1
+        data = TaskData(bounds=bounds)
+        for bound in bounds:
+            if "*" in bound.path:
+                continue
+            data.check(_task_at(bound.path, bound.limit), "options.task")
+            with pytest.raises(ParamError, match=re.escape(bound.what)):
+                data.check(_task_at(bound.path, bound.limit + 1), "options.task")
+    assert families >= 9
+
+
+def test_a_task_bound_counts_across_the_items_a_star_takes_and_ignores_other_shapes():
+    from genenv_gym.registry.client_params import TaskBound
+
+    calls = TaskBound("expected calls", ("evaluation", "ground_truth", "*"), 3)
+    assert calls.count({"evaluation": {"ground_truth": [[1, 2], [3, 4], None]}}) == 4
+    assert calls.count({"evaluation": {"ground_truth": "not a list"}}) == 0
+    assert TaskBound("days", ("query", "days"), 30).count({"query": {"days": True}}) == 0

@@ -4,9 +4,12 @@ client can cost the others (availability), and what one session can change for a
 Every attack of issue #34 has a test here: kwargs reaching backends, URLs, code and files; paths in
 options and tasks; process-global state; a runaway call; one client holding every worker; malformed JSON,
 bad tasks and text UTF-8 cannot carry, on both transports; steps before reset; slow and idle
-connections; server paths in messages. Two client addresses (127.0.0.1 and 127.0.0.2) stand for two
-clients. ``benchmarks/serve_attacks.py`` runs the same classes against a ``genenv serve`` process on the
-real data and reports before/after figures.
+connections; server paths in messages. And every attack of issue #45: a body of millions of tiny JSON
+values, an over-limit body and half-sent ones, a real past a float's range, a step racing its session's
+DELETE, six attacker networks with calls that run to the limit, two networks filling the server.
+Addresses in two /24 networks (127.0.0.1 and 127.0.1.2) stand for two clients (one /24 is one client).
+``benchmarks/serve_attacks.py`` runs the same classes against a ``genenv serve`` process on the real data
+and reports before/after figures.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ SIM = "GenEnv-Sim-Digits-v0"
 MULTI = "GenEnv-BFCL-MultiTurn-v0"
 TRAVEL = "GenEnv-TravelPlanner-v0"
 TOOLS = "GenEnv-TravelPlanner-Tools-v0"
-ATTACKER = "127.0.0.2"
+ATTACKER = "127.0.1.2"  # another /24 than 127.0.0.1: another client
 CANARY = "GENENV_TEST_CANARY"
 
 LIMITS = {
@@ -365,7 +368,7 @@ def test_per_client_session_cap_and_forwarded_headers_are_not_believed(tmp_path)
 
 def test_malformed_json_bad_tasks_and_unencodable_text_are_4xx_on_both_transports(server):
     url, _ = server
-    deep = b'{"seed": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    deep = b'{"seed": ' + b"[" * 40_000 + b"]" * 40_000 + b"}"  # deep, within --max-json-values
     nested = {"options": {"mark": "x"}, "env_kwargs": {}}
     node = nested["env_kwargs"]
     for _ in range(40):
@@ -486,3 +489,138 @@ def test_idle_and_slow_connections_are_closed(server):
     time.sleep(LIMITS["keep_alive_s"] + 0.6)
     assert env.step("after a pause")[0].startswith("after a pause")
     env.close()
+
+
+# -- issue #45: cheap requests that cost a lot, many addresses, the small ones -------------------------------
+
+
+def many_values(size: int) -> bytes:
+    """A step body of about ``size`` bytes that is almost all empty JSON objects."""
+    items = b",".join([b"{}"] * (size // 3))
+    return b'{"action": {"text": "x", "metadata": {"a": [' + items + b"]}}}"
+
+
+def test_a_body_of_millions_of_tiny_values_is_refused_before_it_is_decoded(server):
+    """One body of tiny items used to hold the event loop for seconds (every other request waited); it is
+    now counted from its text and refused 413, on HTTP and on the WebSocket, while /health answers."""
+    url, _ = server
+    body = many_values(LIMITS["max_body_bytes"] - 1024)
+    latencies: list[float] = []
+    answers: list[int] = []
+
+    def attack() -> None:
+        with client(url, ATTACKER) as c:
+            for _ in range(3):
+                answers.append(c.post(f"/envs/{TOY}/step", content=body).status_code)
+
+    thread = threading.Thread(target=attack)
+    with client(url) as honest:
+        thread.start()
+        while thread.is_alive():
+            begin = time.monotonic()
+            assert honest.get("/health").status_code == 200
+            latencies.append(time.monotonic() - begin)
+        thread.join()
+    assert answers == [413, 413, 413]
+    assert max(latencies) < 0.5, latencies
+    with ws_connect(url, TOY, ATTACKER) as ws:
+        answer = ask(ws, b'{"type": "reset", "data": {"options": {"mark": ' + body[37:-2] + b"}}}")
+        assert answer["data"]["code"] == "TOO_MANY_VALUES"
+        assert ask(ws, {"type": "reset", "data": {}})["type"] == "observation"  # the session goes on
+
+
+def test_an_over_limit_body_is_a_readable_413_and_a_half_sent_one_one_log_line(server, caplog):
+    url, _ = server
+    port = int(url.rsplit(":", 1)[1])
+    with client(url, ATTACKER) as c:
+        answer = c.post(f"/envs/{TOY}/step", content=b" " * (LIMITS["max_body_bytes"] + 10))
+        assert (answer.status_code, answer.json()["code"]) == (413, "TOO_LARGE")
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        for _ in range(3):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(
+                b"POST /envs/%s/step HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{" % TOY.encode()
+            )
+            sock.close()
+        time.sleep(0.3)
+    lines = [r for r in caplog.records if "step" in r.getMessage()]
+    assert len(lines) == 3 and all(r.exc_info is None for r in caplog.records), caplog.text
+    assert sum(len(r.getMessage()) for r in caplog.records) < 1000  # no traceback per body
+
+
+def test_a_huge_integer_for_a_real_kwarg_and_a_step_racing_its_delete_are_4xx(server):
+    url, _ = server
+    huge = "2" + "0" * 308  # 309 digits, past a float's range
+    raw = b'{"env_kwargs": {"skill_decay": %s}}' % huge.encode()
+    with client(url, ATTACKER) as c:
+        answer = c.post(f"/envs/{SIM}/reset", content=raw)
+        assert answer.status_code == 422 and "skill_decay" in answer.json()["detail"], answer.text
+        with ws_connect(url, SIM, ATTACKER) as ws:
+            answer = ask(ws, b'{"type": "reset", "data": ' + raw + b"}")
+            assert answer["data"]["code"] == "VALIDATION_ERROR"
+            assert ask(ws, {"type": "state"})["type"] == "state"
+        sid = open_session(c)
+        racing: list[httpx.Response] = []
+        thread = threading.Thread(target=lambda: racing.append(step(c, sid, "sleep:0.8")))
+        thread.start()
+        time.sleep(0.3)
+        assert c.delete(f"/envs/{TOY}/sessions/{sid}").status_code == 200
+        thread.join(10)
+        assert racing[0].status_code == 404 and racing[0].json()["code"] == "UNKNOWN_SESSION", racing[0].text
+
+
+def test_six_attacker_networks_with_calls_to_the_limit_leave_the_honest_client_its_share(server):
+    """Six clients (six /24 networks) each run calls that go on past --slow-call, on two workers: each
+    call leaves the pool once slow, so the honest client's steps wait for at most the young ones."""
+    url, background = server
+    attackers = [client(url, f"127.0.{n}.7") for n in range(10, 16)]
+    stop = threading.Event()
+
+    def attack(c: httpx.Client) -> None:
+        sid = open_session(c)
+        while not stop.is_set():
+            step(c, sid, "sleep:1.3")
+        c.delete(f"/envs/{TOY}/sessions/{sid}")
+
+    threads = [threading.Thread(target=attack, args=(c,)) for c in attackers]
+    with client(url) as honest:
+        good = open_session(honest)
+        for thread in threads:
+            thread.start()
+        time.sleep(0.6)
+        latencies = []
+        for _ in range(5):
+            begin = time.monotonic()
+            assert step(honest, good, "hi").status_code == 200
+            latencies.append(time.monotonic() - begin)
+        stop.set()
+        for thread in threads:
+            thread.join(20)
+        honest.delete(f"/envs/{TOY}/sessions/{good}")
+    for c in attackers:
+        c.close()
+    assert max(latencies) < 1.0, latencies
+    assert background.manager.slots.left_pool >= 6
+
+
+def test_two_networks_cannot_fill_the_server(tmp_path):
+    """Sessions are shared by client with room kept for one more: two networks holding all they may leave
+    a third its sessions; addresses of one /24 are one client."""
+    serve_toy.register(tmp_path / "closed.log")
+    catalog = Catalog([TOY], {}, {TOY: TOY_CLIENT})
+    limits = ServeLimits(max_sessions=12, max_sessions_per_client=6, workers=1)
+    try:
+        with BackgroundServer(ServeConfig(catalog, limits)) as url:
+            held = {}
+            for source in ("127.0.3.1", "127.0.3.2", "127.0.4.1"):
+                with client(url, source) as c:
+                    held[source] = 0
+                    while c.post(f"/envs/{TOY}/sessions", json={}).status_code == 201:
+                        held[source] += 1
+            assert held["127.0.3.1"] == 6 and held["127.0.3.2"] == 0  # one /24: one client
+            assert held["127.0.4.1"] == 4  # its share: 12 between two clients and one more
+            with client(url, "127.0.5.1") as newcomer:
+                assert newcomer.post(f"/envs/{TOY}/sessions", json={}).status_code == 201
+    finally:
+        serve_toy.unregister()

@@ -91,7 +91,7 @@ def test_sessions_of_two_clients_play_one_curriculum_that_a_replay_of_its_log_re
     url, background, _ = server
     service = hosted(background)._hosted["digits"].service
     before = service.state()
-    with client(url) as a, client(url, "127.0.0.2") as b:
+    with client(url) as a, client(url, "127.0.1.2") as b:
         sid_a = a.post(f"/envs/{SIM}/sessions", json={"env_kwargs": {JOIN_KEY: "digits"}}).json()[
             "session_id"
         ]

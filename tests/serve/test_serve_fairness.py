@@ -85,3 +85,34 @@ def test_a_waiter_that_gives_up_leaves_no_trace():
         assert not slots.sessions
 
     _run(scenario())
+
+
+def test_a_call_that_leaves_the_pool_frees_its_slot_and_still_counts_against_its_client():
+    async def scenario():
+        slots, log, release = FairSlots(2), [], asyncio.Event()
+        for client in ("a", "b", "c"):
+            slots.add_session(client)
+        held: list = []
+
+        async def slow(client: str) -> None:
+            async with slots.slot(client) as granted:
+                held.append(granted)
+                log.append(client)
+                await release.wait()
+
+        first = [asyncio.create_task(slow("a")), asyncio.create_task(slow("b"))]
+        await asyncio.sleep(0.01)
+        waiting = asyncio.create_task(_hold(slots, "c", log, release))
+        more_a = asyncio.create_task(_hold(slots, "a", log, release))
+        await asyncio.sleep(0.01)
+        assert log == ["a", "b"]  # the pool is full
+        for granted in held:
+            granted.leave_pool()  # both ran past --slow-call
+        await asyncio.sleep(0.01)
+        assert log == ["a", "b", "c"]  # c's call starts; a's second waits: a's slow call counts for a
+        assert slots.in_pool == 1 and slots.running["a"] == 1 and slots.left_pool == 2
+        release.set()
+        await asyncio.gather(*first, waiting, more_a)
+        assert log[-1] == "a" and slots.in_pool == 0 and not slots.running
+
+    _run(scenario())

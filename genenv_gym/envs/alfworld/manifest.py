@@ -4,10 +4,25 @@ from __future__ import annotations
 
 from genenv_gym.envs.alfworld.task_types import TASK_TYPE_NAMES, TASK_TYPES
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Text
+from genenv_gym.registry.client_params import (
+    Choice,
+    Choices,
+    ClientParams,
+    Integer,
+    TaskBound,
+    Text,
+    benchmark_options,
+)
 from genenv_gym.registry.data_source import DownloadScript, Source
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (
+    TaskBound("walkthrough steps", ("evaluation", "walkthrough"), 500),
+    TaskBound("steps", ("evaluation", "max_steps"), 500),
+)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 _ENV = "genenv_gym.envs.alfworld.env:ALFWorldEnv"
 
@@ -21,11 +36,9 @@ MAX_CLIENT_STEPS = 200
 _TASK_TYPES = Choices(TASK_TYPE_NAMES, single=True)
 CLIENT = ClientParams(
     kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS), "max_steps": Integer(1, MAX_CLIENT_STEPS)},
-    options={**BENCHMARK_OPTIONS, "game": Text(300), "task_type": _TASK_TYPES},
+    options={**TASK_OPTIONS, "game": Text(300), "task_type": _TASK_TYPES},
 )
-STEP_CLIENT = ClientParams(
-    kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS)}, options=BENCHMARK_OPTIONS
-)
+STEP_CLIENT = ClientParams(kwargs={"task_types": _TASK_TYPES, "split": Choice(SPLITS)}, options=TASK_OPTIONS)
 #: Each proposal of the simulator is proved solvable by the planner (seconds each): at most 4 per refill.
 SIM_MAX_BATCH = 4
 
@@ -58,7 +71,9 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "new goals over the real scenes, each checked solvable by the PDDL planner, at the agent's skill",
         {"domain": "alfworld", "batch_size": 1},
-        client=simulator_env_params({"max_steps": Integer(1, MAX_CLIENT_STEPS)}, max_batch=SIM_MAX_BATCH),
+        client=simulator_env_params(
+            {"max_steps": Integer(1, MAX_CLIENT_STEPS)}, max_batch=SIM_MAX_BATCH, task_bounds=TASK_BOUNDS
+        ),
     ),
 )
 

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
+from genenv_gym.registry.client_params import (
+    Choice,
+    Choices,
+    ClientParams,
+    Integer,
+    TaskBound,
+    benchmark_options,
+)
 from genenv_gym.registry.data_source import GitHubFiles, Source
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (
+    TaskBound("expected calls", ("evaluation", "ground_truth"), 64),
+    TaskBound("history turns", ("evaluation", "history"), 256),
+    TaskBound("dialogue turns", ("evaluation", "turns"), 256),
+    TaskBound("APIs", ("evaluation", "apis"), 64),
+)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 _ENV = "genenv_gym.envs.apibank.env:APIBankEnv"
 
@@ -15,11 +31,9 @@ _CALLS = "genenv_gym.envs.apibank.call_format:API_CALLS"
 #: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
 _LEVELS = Choices(("level-1", "level-2"))
 _SCORING = Choice(("official", "corrected"))
-CLIENT = ClientParams(kwargs={"levels": _LEVELS, "scoring": _SCORING}, options=BENCHMARK_OPTIONS)
-RESPONSE_CLIENT = ClientParams(kwargs={"levels": _LEVELS}, options=BENCHMARK_OPTIONS)
-DIALOGUE_CLIENT = ClientParams(
-    kwargs={"levels": _LEVELS, "max_steps": Integer(1, 100)}, options=BENCHMARK_OPTIONS
-)
+CLIENT = ClientParams(kwargs={"levels": _LEVELS, "scoring": _SCORING}, options=TASK_OPTIONS)
+RESPONSE_CLIENT = ClientParams(kwargs={"levels": _LEVELS}, options=TASK_OPTIONS)
+DIALOGUE_CLIENT = ClientParams(kwargs={"levels": _LEVELS, "max_steps": Integer(1, 100)}, options=TASK_OPTIONS)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -55,7 +69,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "new API-Bank dialogues over the simulated APIs (tokens, dependent calls, distractors, retrieval), "
         "each checked by executing its reference call, at the agent's skill",
         {"domain": "apibank", "domain_kwargs": {"scoring": "corrected"}},
-        client=simulator_env_params({"scoring": _SCORING}),
+        client=simulator_env_params({"scoring": _SCORING}, task_bounds=TASK_BOUNDS),
     ),
 )
 

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer, Real
+from genenv_gym.registry.client_params import (
+    Choice,
+    Choices,
+    ClientParams,
+    Integer,
+    Real,
+    TaskBound,
+    benchmark_options,
+)
 from genenv_gym.registry.data_source import Source, Urls
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (TaskBound("golden answers (hops' answers)", ("evaluation", "golden_answers"), 64),)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 #: The Search-R1 loop's budget and grading, a client's choice; the retriever (its corpus path or server
 #: URL) is the operator's.
@@ -19,7 +31,7 @@ LOOP = {
     "extraction": Choice(("response", "reference")),
 }
 #: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
-CLIENT = ClientParams(kwargs=LOOP, options=BENCHMARK_OPTIONS)
+CLIENT = ClientParams(kwargs=LOOP, options=TASK_OPTIONS)
 SIM_DOMAIN = {
     **LOOP,
     "paraphrase": Real(0.0, 1.0),
@@ -38,7 +50,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "generated 1-4 hop questions over a fictional world and its BM25 corpus, at the agent's skill",
         {"domain": "bamboogle_sim"},
-        client=simulator_env_params(SIM_DOMAIN),
+        client=simulator_env_params(SIM_DOMAIN, task_bounds=TASK_BOUNDS),
     ),
 )
 

@@ -29,6 +29,7 @@ invalid result with the error type ``checker_error:<ExceptionName>``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -378,29 +379,85 @@ def _others_failure(param: str, value: Any, allowed: Any) -> CheckResult:
 
 
 def _parallel(index: RecordIndex, calls: list) -> CheckResult:
+    """Each expected call takes the first unused model call that passes (the official greedy order), trying
+    only the calls that can pass (``_Candidates``): near-linear where the calls differ by name or by a
+    plain required value, as a parallel answer's calls do."""
     expected = index.ground_truth
     if len(calls) != len(expected):
         return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
-    matched: list[int] = []
+    candidates = _Candidates(calls)
+    used: set[int] = set()
     for i in range(len(expected)):
         rules = index.call_rules(i)
-        result = _OK
-        failures: list[tuple[int, CheckResult]] = []
-        for position in range(len(calls)):
-            if position in matched:
-                continue
-            result = _simple(rules, calls[position])
-            if result.valid:
-                matched.append(position)
+        for position in candidates.of(rules):
+            if position not in used and _simple(rules, calls[position]).valid:
+                used.add(position)
                 break
-            failures.append((position, result))
-        if not result.valid:
-            considered = [k for k in range(len(calls)) if k not in matched]
-            return _no_match_failure(i, considered, failures)
+        else:
+            considered = [k for k in range(len(calls)) if k not in used]
+            return _no_match_failure(i, considered, rules, calls)
     return _OK
 
 
-def _no_match_failure(i: int, considered: list[int], failures: list[tuple[int, CheckResult]]) -> CheckResult:
+class _Candidates:
+    """The model calls that can pass an expected call's rules, in order: those that carry its function's
+    name and, for a required parameter checked by value alone (``ParamRule.fast``), whose value of that
+    type is one of the allowed ones (a value of another type goes the slow way and stays a candidate). A
+    superset of the passing calls, so the first passing candidate is the first passing call."""
+
+    def __init__(self, calls: list) -> None:
+        self.calls = calls
+        self.by_name: dict[Any, list[int]] = {}
+        for position, call in enumerate(calls):
+            for name in call:
+                self.by_name.setdefault(name, []).append(position)
+        self._by_value: dict[tuple[Any, Any, type], tuple[dict[Any, list[int]], list[int]]] = {}
+
+    def of(self, rules: CallRules) -> list[int]:
+        named = self.by_name.get(rules.name, [])
+        if len(named) <= 4:
+            return named
+        required = rules.required if isinstance(rules.required, list) else []
+        for param in required:
+            try:
+                rule = rules.rule(param) if isinstance(param, str) else None
+            except Exception:  # the checker raises it where the official code does, if it gets there
+                continue
+            if rule is None or rule.fast is None:
+                continue
+            allowed = rule.strings if rule.fast is str else rule.allowed
+            if not isinstance(allowed, (list, tuple, set, frozenset)):
+                continue
+            values, others = self._values(rules.name, param, rule.fast, named)
+            found = [values[value] for value in allowed if _hashable(value) and value in values]
+            return sorted(itertools.chain(others, *found))
+        return named
+
+    def _values(
+        self, name: Any, param: str, fast: type, named: list[int]
+    ) -> tuple[dict[Any, list[int]], list[int]]:
+        key = (name, param, fast)
+        if key not in self._by_value:
+            values: dict[Any, list[int]] = {}
+            others: list[int] = []
+            for position in named:
+                params = self.calls[position].get(name)
+                if not isinstance(params, dict) or param not in params:
+                    continue  # misses a required parameter: it fails
+                raw = params[param]
+                if type(raw) is not fast:
+                    others.append(position)
+                else:
+                    values.setdefault(standardize_string(raw) if fast is str else raw, []).append(position)
+            self._by_value[key] = (values, others)
+        return self._by_value[key]
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool))
+
+
+def _no_match_failure(i: int, considered: list[int], rules: CallRules, calls: list) -> CheckResult:
     return _fail_later(
         "parallel_function_checker_no_order:cannot_find_match",
         lambda: (
@@ -408,7 +465,7 @@ def _no_match_failure(i: int, considered: list[int], failures: list[tuple[int, C
             "of possible answers.",
             *(
                 f"model call {position}: {failure.error_type}: {'; '.join(failure.errors)}"
-                for position, failure in failures
+                for position, failure in ((k, _simple(rules, calls[k])) for k in considered)
             ),
         ),
     )

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from genenv_gym.envs.bfcl.categories import AST_CATEGORIES, NO_GROUND_TRUTH, RECORD_COUNTS, env_suffix
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams
+from genenv_gym.registry.client_params import Choice, Choices, ClientParams, TaskBound, benchmark_options
 from genenv_gym.registry.data_source import PipWheel, Source
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (
+    TaskBound("expected calls", ("evaluation", "ground_truth"), 128),
+    TaskBound("functions", ("tools",), 256),
+)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 BFCL_EVAL_VERSION = "2026.3.23"
 _ENV = "genenv_gym.envs.bfcl.env:BFCLEnv"
@@ -18,7 +25,7 @@ ACTION_FORMAT = Choice(("python", "json"))
 #: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params).
 CLIENT = ClientParams(
     kwargs={"categories": Choices(AST_CATEGORIES), "action_format": ACTION_FORMAT},
-    options=BENCHMARK_OPTIONS,
+    options=TASK_OPTIONS,
 )
 
 ENTRIES: tuple[EnvEntry, ...] = (
@@ -44,7 +51,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "genenv_gym.envs.simulator_env:SimulatorEnv",
         "BFCL-style tasks generated at the agent's skill by the alpha-curriculum simulator",
         {"domain": "bfcl"},
-        client=simulator_env_params({"action_format": ACTION_FORMAT}),
+        client=simulator_env_params({"action_format": ACTION_FORMAT}, task_bounds=TASK_BOUNDS),
     ),
 )
 

@@ -4,9 +4,27 @@ from __future__ import annotations
 
 from genenv_gym.envs.bfcl.manifest import BFCL_EVAL_VERSION
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Flag, Integer
+from genenv_gym.registry.client_params import (
+    Choice,
+    Choices,
+    ClientParams,
+    Flag,
+    Integer,
+    TaskBound,
+    benchmark_options,
+)
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Extra, Manifest, PaperColumn
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (
+    TaskBound("turns", ("evaluation", "ground_truth"), 32),
+    TaskBound("questions", ("evaluation", "question"), 32),
+    TaskBound("expected calls", ("evaluation", "ground_truth", "*"), 512),
+    TaskBound("functions", ("tools",), 256),
+    TaskBound("involved classes", ("evaluation", "involved_classes"), 16),
+)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 _ENV = "genenv_gym.envs.bfcl_multiturn.env:BFCLMultiTurnEnv"
 
@@ -21,7 +39,7 @@ DOMAIN = {
     "action_format": Choice(("python", "json")),
 }
 CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-CLIENT = ClientParams(kwargs={"categories": Choices(CATEGORIES), **DOMAIN}, options=BENCHMARK_OPTIONS)
+CLIENT = ClientParams(kwargs={"categories": Choices(CATEGORIES), **DOMAIN}, options=TASK_OPTIONS)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -74,7 +92,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "on fresh backends, missing parameters / functions and long context at the top levels), official "
         "checker, at the agent's skill",
         {"domain": "bfcl_multiturn"},
-        client=simulator_env_params(DOMAIN),
+        client=simulator_env_params(DOMAIN, task_bounds=TASK_BOUNDS),
     ),
 )
 

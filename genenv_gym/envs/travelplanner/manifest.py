@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from genenv_gym.envs.simulator_env_params import simulator_env_params
-from genenv_gym.registry.client_params import BENCHMARK_OPTIONS, Choice, Choices, ClientParams, Integer
+from genenv_gym.registry.client_params import (
+    Choice,
+    Choices,
+    ClientParams,
+    Integer,
+    TaskBound,
+    benchmark_options,
+)
 from genenv_gym.registry.data_source import GitHubFiles, Source, Urls
 from genenv_gym.registry.env_entry import EnvEntry
 from genenv_gym.registry.manifest import DomainSpec, Evaluator, Manifest, PaperColumn
+
+#: What makes a client's task costly to check, bounded (``options.task``; docs/serving.md).
+TASK_BOUNDS = (
+    TaskBound("days", ("evaluation", "query", "days"), 30),
+    TaskBound("dates", ("evaluation", "query", "date"), 30),
+    TaskBound("cities to visit", ("evaluation", "query", "visiting_city_number"), 10),
+    TaskBound("gold plan days", ("evaluation", "gold_plan"), 30),
+)
+TASK_OPTIONS = benchmark_options(*TASK_BOUNDS)
 
 #: What a client of ``genenv serve`` may set (genenv_gym.registry.client_params): a split by its name, never
 #: a path.
 SPLITS = ("train", "validation", "test")
 _GRADING = {"reward_mode": Choice(("dense", "final_pass")), "scoring": Choice(("official", "corrected"))}
 _BENCHMARK = {"levels": Choices(("easy", "medium", "hard")), "split": Choice(SPLITS), **_GRADING}
-CLIENT = ClientParams(kwargs=_BENCHMARK, options=BENCHMARK_OPTIONS)
-TOOLS_CLIENT = ClientParams(kwargs={**_BENCHMARK, "max_steps": Integer(1, 100)}, options=BENCHMARK_OPTIONS)
+CLIENT = ClientParams(kwargs=_BENCHMARK, options=TASK_OPTIONS)
+TOOLS_CLIENT = ClientParams(kwargs={**_BENCHMARK, "max_steps": Integer(1, 100)}, options=TASK_OPTIONS)
 
 ENTRIES: tuple[EnvEntry, ...] = (
     EnvEntry(
@@ -37,7 +53,7 @@ ENTRIES: tuple[EnvEntry, ...] = (
         "new travel queries over the sandbox database (days, cities, constraints, budget tightness), each "
         "proved feasible by our solver, at the agent's skill",
         {"domain": "travelplanner_sim"},
-        client=simulator_env_params(_GRADING),
+        client=simulator_env_params(_GRADING, task_bounds=TASK_BOUNDS),
     ),
 )
 
