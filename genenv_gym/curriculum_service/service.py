@@ -91,9 +91,10 @@ class CurriculumService(TrainerCurriculum):
         prior_half_life: completed groups after which the pull of past updates on the simulator's policy
             has halved: after every completed group the policy moves back toward its prior by
             ``1 - 2 ** (-1 / prior_half_life)`` (None: never, as in training; ignored, and None in
-            ``state``, for a simulator without ``relax_toward_prior``: only the procedural one has it). A hosted curriculum sets it (serve/curricula.py), so that a
-            client that stops reporting stops holding the policy where it pulled it; a ``replay`` of its
-            log needs a service with the same value.
+            ``state``, for a simulator without ``relax_toward_prior``: only the procedural one has it).
+            A hosted curriculum sets it (serve/curricula.py), so that a client that stops reporting
+            stops holding the policy where it pulled it; a ``replay`` of its log needs a service with
+            the same value.
     """
 
     def __init__(
