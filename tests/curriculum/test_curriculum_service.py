@@ -199,7 +199,9 @@ def test_the_llm_simulator_runs_behind_the_service_and_survives_a_checkpoint() -
         "simulator": "llm",
         "simulator_kwargs": {"backend": ScriptedBackend(GOOD), "seeds": [], "batch_size": 4, "offtask": None},
     }
-    service = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N)
+    # a host's decay does not apply: the LLM simulator has no prior to relax toward, and says so
+    service = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N, prior_half_life=8)
+    assert service.state()["prior_half_life"] is None
     proposal = service.propose(1)[0]
     assert proposal.task.provenance == "llm:scripted"
     stats = service.record_group(proposal.task, [True] * N, proposal_id=proposal.proposal_id)
