@@ -832,7 +832,8 @@ def _capture(policy: Any, attacker_sessions: int, rounds: int = 150) -> dict[str
     """A hosted Sim-Digits curriculum (``HostedCurricula``, the code that answers the sessions' calls, in
     this process) played by 4 honest clients whose agent solves strings of up to 4 digits, before, during
     and after one attacker client (``attacker_sessions`` sessions) whose reports pull it up: 2 of 4 wins on
-    levels >= 12, 4 of 4 below. Per phase: the honest success and their episodes served at levels >= 12."""
+    levels >= 12, 4 of 4 below. Per phase: the honest success and their episodes served at levels >= 12;
+    ``after_last_50``: the last 50 rounds after it left (where the curriculum came back to, if it did)."""
     from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
 
     curricula = HostedCurricula([CurriculumSpec("d", "GenEnv-Sim-Digits-v0")], lambda _: {}, policy=policy)
@@ -868,28 +869,36 @@ def _capture(policy: Any, attacker_sessions: int, rounds: int = 150) -> dict[str
             if phase == "during":
                 for k in range(attacker_sessions):
                     curricula.forget(f"attacker-{k}", "d")
-            phases[phase] = {
-                "honest_success": round(sum(w for _, w in served) / (size * len(served)), 3),
-                "honest_served_levels_ge_12": round(sum(lv >= 12 for lv, _ in served) / len(served), 3),
-            }
+            phases[phase] = _honest(served, size)
+        phases["after_last_50"] = _honest(served[-50 * 4 :], size)
         phases["flagged"] = curricula.state("d")["influence"]["flagged"]
     finally:
         curricula.close(checkpoint=False)
     return phases
 
 
+def _honest(served: list[tuple[int, int]], size: int) -> dict[str, float]:
+    """The honest clients' success and their share of episodes at levels >= 12, of (level, wins) groups."""
+    return {
+        "honest_success": round(sum(w for _, w in served) / (size * len(served)), 3),
+        "honest_served_levels_ge_12": round(sum(lv >= 12 for lv, _ in served) / len(served), 3),
+    }
+
+
 def attack_curriculum(server: Server, planted: Path) -> dict[str, Any]:
     """One attacker steering a hosted curriculum, with 1 and 8 sessions: without the influence bound (a
-    share of 1, flags ignored: every group counts, as before #45), with the share alone, and with the
-    default bound (the share, and flagged clients held back)."""
+    share of 1, flags ignored, no decay: every group counts and its pull stays, as before #45), with the
+    share and the decay (flags ignored), with the default bound but no decay, and with the default bound
+    (the share, flagged clients held back, the pull of every group halving over 64 counted groups)."""
     from genenv_gym.serve.curriculum_influence import InfluencePolicy
 
     return {
         f"{sessions}_sessions_{name}": _capture(policy, sessions)
         for sessions in (1, 8)
         for name, policy in (
-            ("unbounded", InfluencePolicy(share=1.0, hold_flagged=False)),
-            ("share_only", InfluencePolicy(hold_flagged=False)),
+            ("unbounded", InfluencePolicy(share=1.0, hold_flagged=False, half_life=None)),
+            ("share_and_decay", InfluencePolicy(hold_flagged=False)),
+            ("bounded_no_decay", InfluencePolicy(half_life=None)),
             ("bounded", InfluencePolicy()),
         )
     }

@@ -133,6 +133,8 @@ class ProceduralSimulator:
         self.neighbour_prob = neighbour_prob
         self.band_filter = band_filter
         self.probs = np.full(domain.num_levels, 1.0 / domain.num_levels)
+        #: The distribution before any update, which ``relax_toward_prior`` returns to.
+        self.prior = self.probs.copy()
         self.stats = ProceduralSimulatorStats()
         #: The last valid tasks per level: what is served when fresh generation keeps failing.
         self._recent: dict[int, deque[Task]] = {}
@@ -204,6 +206,14 @@ class ProceduralSimulator:
             "kl": kl,
             "mean_level": self.mean_level(),
         }
+
+    def relax_toward_prior(self, fraction: float) -> None:
+        """Move ``fraction`` of the way back to the prior: the pull of past updates fades (a hosted
+        curriculum does this after every group it counts, so that a departed client's pull decays even
+        while no batch is in band; ``CurriculumService(prior_half_life=...)``)."""
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"fraction must be in [0, 1], got {fraction}")
+        self.probs = (1.0 - fraction) * self.probs + fraction * self.prior
 
     def proposal_probs(self) -> np.ndarray:
         """The distribution levels are drawn from: ``probs`` with ``neighbour_prob`` of each level's mass

@@ -88,6 +88,13 @@ class CurriculumService(TrainerCurriculum):
         log_path: a JSON Lines file every log event is appended to (the whole run's arrival order, for
             ``replay``); the last ``MAX_LOG_IN_MEMORY`` events are kept in memory either way.
         owner: closed by ``close`` (the env the simulator and tracker came from), if any.
+        prior_half_life: completed groups after which the pull of past updates on the simulator's policy
+            has halved: after every completed group the policy moves back toward its prior by
+            ``1 - 2 ** (-1 / prior_half_life)`` (None: never, as in training; ignored, and None in
+            ``state``, for a simulator without ``relax_toward_prior``: only the procedural one has it).
+            A hosted curriculum sets it (serve/curricula.py), so that a client that stops reporting
+            stops holding the policy where it pulled it; a ``replay`` of its log needs a service with
+            the same value.
     """
 
     def __init__(
@@ -100,9 +107,12 @@ class CurriculumService(TrainerCurriculum):
         max_open_groups: int = DEFAULT_MAX_OPEN_GROUPS,
         log_path: str | None = None,
         owner: Any = None,
+        prior_half_life: float | None = None,
     ) -> None:
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
+        if prior_half_life is not None and not prior_half_life > 0:
+            raise ValueError(f"prior_half_life must be > 0 groups (or None: no decay), got {prior_half_life}")
         self.simulator = simulator
         self.tracker = tracker
         self.curriculum_config: CurriculumConfig = (
@@ -110,6 +120,8 @@ class CurriculumService(TrainerCurriculum):
         )
         self.group_size = group_size
         self.seed = seed
+        #: None where the simulator has no prior to relax toward (the LLM simulator): ``state`` shows it
+        self.prior_half_life = prior_half_life if hasattr(simulator, "relax_toward_prior") else None
         self._owner = owner
         self._lock = threading.Lock()
         self._groups = GroupTable(max_open_groups)
@@ -307,6 +319,8 @@ class CurriculumService(TrainerCurriculum):
             return None
         context = self._remembered.get(key) or self._remembered.get(task.id)
         stats = dict(self.simulator.update([Outcome(task, sum(outcomes), len(outcomes), context)]))
+        if self.prior_half_life is not None:
+            self.simulator.relax_toward_prior(1.0 - 2.0 ** (-1.0 / self.prior_half_life))
         self.updates.append(stats)
         self._completed += 1
         self._step.add_group(outcomes, self.curriculum_config, updated=stats.get("kept", 1.0) > 0)
@@ -330,6 +344,7 @@ class CurriculumService(TrainerCurriculum):
                 "open_groups": len(self._groups),
                 "dropped_groups": self._groups.dropped,
                 "stale_records": self._stale,
+                "prior_half_life": self.prior_half_life,
             }
             if hasattr(
                 self.simulator, "state"

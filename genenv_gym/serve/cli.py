@@ -160,6 +160,14 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
         help="count the records of clients whose outcomes disagree with the others' (default: held back "
         "while they are a minority)",
     )
+    parser.add_argument(
+        "--curriculum-half-life",
+        type=float,
+        default=64,
+        metavar="GROUPS",
+        help="counted groups over which a group's pull on a hosted curriculum's level policy halves (the "
+        "policy relaxes toward its prior, so a client that stops stops holding it; 0: never)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log a line per request")
     parser.set_defaults(func=cmd_serve)
     return parser
@@ -190,6 +198,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             share=args.curriculum_share,
             token_holders_only=args.curriculum_token_holders_only,
             hold_flagged=not args.curriculum_keep_flagged,
+            half_life=args.curriculum_half_life or None,
         )
         if policy.token_holders_only and not tokens:
             raise ValueError("--curriculum-token-holders-only needs --client-tokens (who holds a token)")

@@ -22,7 +22,9 @@ How much one client (an identity, serve/identity.py) may move a curriculum is bo
 (serve/curriculum_influence.py): each group's first record decides whether the group counts (the client's
 share of the recent groups, token holders only where the operator says so); a group held back is answered
 as any other and never reach the curriculum; clients whose outcomes disagree with the others' on the
-same levels are flagged in its state.
+same levels are flagged in its state; and the pull of every counted group on the simulator's level policy
+decays (``InfluencePolicy.half_life``), so a client that stops stops holding the curriculum where it
+pulled it.
 
 Anything else is refused with a message and changes nothing, and so is any call past the fourth of one
 request (``worker.MAX_CALLS_PER_REQUEST``). A proposal runs on a thread (the event loop
@@ -188,7 +190,8 @@ class HostedCurricula:
         spec: CurriculumSpec, kwargs: Mapping[str, Any], directory: str | None, policy: InfluencePolicy | None
     ) -> _Hosted:
         log = os.path.join(directory, f"{spec.name}.log.jsonl") if directory else None
-        service = CurriculumService.for_env(spec.env_id, kwargs, log_path=log)
+        half_life = (policy or InfluencePolicy()).half_life
+        service = CurriculumService.for_env(spec.env_id, kwargs, log_path=log, prior_half_life=half_life)
         hosted = _Hosted(spec, service, directory, policy)
         saved = hosted.path("ckpt")
         if saved:

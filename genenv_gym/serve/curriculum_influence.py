@@ -18,6 +18,13 @@ group, whether the group counts:
   than half of the clients are flagged, a flagged client's groups are held back (the majority's outcomes
   decide; a better agent among weaker ones is held back too: ``hold_flagged=False`` only flags). A client
   stops being held once it agrees again (checked every 8 counted groups).
+- **decay** (``--curriculum-half-life``): after every group it counts, the curriculum's level policy moves
+  back toward its prior, so that the pull of every group halves over ``half_life`` counted groups
+  (``CurriculumService(prior_half_life=...)``). The simulator learns only from groups in band (success
+  near alpha); once a client that pulled the policy to levels where the others' groups all fail (or all
+  succeed) stops, no group of theirs is in band, and without the decay the policy stayed where it was
+  pulled. With it, the others' counted groups bring it back to the prior, and their in-band groups pull
+  it where they belong, as they did before.
 """
 
 from __future__ import annotations
@@ -46,10 +53,14 @@ class InfluencePolicy:
     #: Hold back the groups of a flagged client while fewer than half of the clients are flagged
     #: (``--curriculum-keep-flagged``: flag only).
     hold_flagged: bool = True
+    #: Counted groups over which the pull of one group on the level policy halves (None: it never fades).
+    half_life: float | None = 64
 
     def __post_init__(self) -> None:
         if self.window < 1:
             raise ValueError(f"the influence window must be >= 1 group, got {self.window}")
+        if self.half_life is not None and not self.half_life > 0:
+            raise ValueError(f"--curriculum-half-life must be > 0 groups (0: off), got {self.half_life}")
         if self.share is not None and not 0 < self.share <= 1:
             raise ValueError(f"--curriculum-share must be in (0, 1], got {self.share}")
 
@@ -96,7 +107,9 @@ class InfluenceBound:
             allowed = max(1, math.ceil(share * self.policy.window))
             counts = Counter(self._window)
             mine = counts[client]
-            others = [counts[c] for c in present if c != client and counts[c] > 0]
+            # a client held as flagged records nothing now: its groups in the window only age out
+            recording = present - self._held_flagged
+            others = [counts[c] for c in recording if c != client and counts[c] > 0]
             if mine >= allowed and others and mine > min(others):
                 self._held_back[client] += 1
                 return False

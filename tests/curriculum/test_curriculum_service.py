@@ -199,7 +199,9 @@ def test_the_llm_simulator_runs_behind_the_service_and_survives_a_checkpoint() -
         "simulator": "llm",
         "simulator_kwargs": {"backend": ScriptedBackend(GOOD), "seeds": [], "batch_size": 4, "offtask": None},
     }
-    service = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N)
+    # a host's decay does not apply: the LLM simulator has no prior to relax toward, and says so
+    service = CurriculumService.for_env("GenEnv-Sim-BFCL-v0", kwargs, group_size=N, prior_half_life=8)
+    assert service.state()["prior_half_life"] is None
     proposal = service.propose(1)[0]
     assert proposal.task.provenance == "llm:scripted"
     stats = service.record_group(proposal.task, [True] * N, proposal_id=proposal.proposal_id)
@@ -227,3 +229,32 @@ def test_a_discarded_group_leaves_the_open_groups_and_replays() -> None:
     assert fresh.checkpoint() == service.checkpoint()
     service.close()
     fresh.close()
+
+
+def test_with_a_prior_half_life_the_policy_relaxes_back_and_replays() -> None:
+    """A hosted curriculum's pull fades (``prior_half_life``): after ``h`` completed groups that teach the
+    simulator nothing (all solved: out of band), half of its distance to the prior is left; the log replays
+    into a service with the same half-life; without one (training's default) nothing fades."""
+    fading = CurriculumService.for_env(ENV_ID, group_size=N, prior_half_life=8)
+    still = CurriculumService.for_env(ENV_ID, group_size=N)
+    try:
+        for service in (fading, still):
+            pulled = np.full_like(service.simulator.prior, 0.01)
+            pulled[-1] = 1.0 - 0.01 * (len(pulled) - 1)
+            service.simulator.probs = pulled.copy()
+            for proposal in service.propose(8):
+                service.record_group(proposal.task, [True] * N, proposal_id=proposal.proposal_id)
+        prior = fading.simulator.prior
+        assert np.allclose(fading.simulator.probs - prior, (pulled - prior) / 2)
+        assert np.allclose(still.simulator.probs, pulled)
+        assert fading.state()["prior_half_life"] == 8 and still.state()["prior_half_life"] is None
+        again = CurriculumService.for_env(ENV_ID, group_size=N, prior_half_life=8)
+        again.simulator.probs = pulled.copy()
+        replay(again, fading.log())
+        assert np.allclose(again.simulator.probs, fading.simulator.probs)
+        again.close()
+        with pytest.raises(ValueError, match="prior_half_life"):
+            CurriculumService(fading.simulator, fading.tracker, prior_half_life=0)
+    finally:
+        fading.close()
+        still.close()

@@ -104,3 +104,71 @@ def test_a_flagged_minority_client_is_held_back_unless_the_operator_only_flags(h
     assert bound.admit("net:liar") is not hold
     assert list(bound.flagged()) == ["net:liar"]
     assert bound.state()["held_as_flagged"] == (["net:liar"] if hold else [])
+
+
+def test_a_captured_curriculum_comes_back_once_the_attacker_leaves():
+    """The capture of #45: 4 honest clients (an agent that solves up to 4 digits: every group all solved or
+    all failed, never in band) and one attacker session reporting 2 of 4 wins on levels >= 12 (in band) and
+    4 of 4 below. It pulls the shared policy up while it plays; once it leaves, the honest clients' counted
+    groups bring the policy back near where it was (before the decay it stayed captured). The attacker is
+    only flagged here, never held back (the worst case: it pulls for as long as it plays)."""
+    policy = InfluencePolicy(hold_flagged=False)  # the default half-life
+    curricula = HostedCurricula([CurriculumSpec("d", SIM)], lambda env_id: {}, policy=policy).start()
+    try:
+        hosted = curricula._hosted["d"]
+        size, simulator = hosted.group_size, hosted.service.simulator
+
+        def group(session: str, client: str, wins_at) -> None:
+            ask = {"method": "propose", "n": 1}
+            proposal = curricula.answer(session, "d", json.dumps(ask).encode(), client)["proposals"][0]
+            wins = wins_at(json.loads(proposal["task"]))
+            for k in range(size):
+                record = {"method": "record", "proposal_id": proposal["proposal_id"], "success": k < wins}
+                curricula.answer(session, "d", json.dumps(record).encode(), client)
+
+        def honest(task: dict) -> int:
+            return size if len(task["evaluation"]["answer"]) <= 4 else 0
+
+        def attacker(task: dict) -> int:
+            return size // 2 if int(task["difficulty"]["level"]) >= 12 else size
+
+        def hard_share() -> float:
+            return float(simulator.probs[12:].sum())
+
+        before = hard_share()
+        for _ in range(60):
+            for k in range(4):
+                group(f"honest-{k}", f"net:honest-{k}", honest)
+            group("attacker", "net:attacker", attacker)
+        assert hard_share() > before + 0.2  # one session in five, within its share: it moved the policy
+        curricula.forget("attacker", "d")
+        for _ in range(60):  # 240 honest groups: nearly four half-lives of the default 64
+            for k in range(4):
+                group(f"honest-{k}", f"net:honest-{k}", honest)
+        assert hard_share() < before + 0.1
+    finally:
+        curricula.close(checkpoint=False)
+
+
+def test_a_client_held_as_flagged_that_stays_does_not_freeze_the_others():
+    """Its groups left in the window count as no one's recording: the others go on counting at their
+    share (before, each honest client was held back for holding more than the flagged one, and nothing
+    counted while it stayed)."""
+    bound = InfluenceBound(InfluencePolicy(window=16))
+    honest = ["net:h1", "net:h2", "net:h3"]
+    for client in [*honest, "net:liar"]:
+        bound.joined(client)
+    for level in (3, 12):
+        for _ in range(16):
+            for client in honest:
+                bound.outcome(client, level, level == 3)
+            bound.outcome("net:liar", level, True)
+    for _ in range(2):
+        for client in [*honest, "net:liar"]:
+            assert bound.admit(client)  # the flags are looked at every 8 counted groups
+    assert bound.state()["held_as_flagged"] == ["net:liar"]
+    for _ in range(20):
+        assert [bound.admit(client) for client in honest] == [True] * 3
+    assert not bound.admit("net:liar")
+    window = bound.state()["window_groups"]
+    assert set(window) == set(honest) and sum(window.values()) == 16

@@ -115,7 +115,7 @@ def test_sessions_of_two_clients_play_one_curriculum_that_a_replay_of_its_log_re
     log = service.log()
     recorders = {e["recorder"] for e in log if e["event"] == "record"}
     assert len(recorders) >= 2
-    fresh = CurriculumService.for_env(SIM)
+    fresh = CurriculumService.for_env(SIM, prior_half_life=service.prior_half_life)  # the server's decay
     try:
         replay(fresh, log)
         assert fresh.state()["skill"] == service.state()["skill"]
@@ -274,7 +274,7 @@ def test_a_host_killed_between_checkpoints_never_reissues_an_id_and_its_log_repl
     assert len(set(issued)) == len(issued) == 6
     state = third._hosted["digits"].service.state()
     assert state["groups_completed"] == 4 and state["open_groups"] == 0
-    replayed = CurriculumService.for_env(SIM)
+    replayed = CurriculumService.for_env(SIM, prior_half_life=third._hosted["digits"].service.prior_half_life)
     replay(replayed, read_log(str(tmp_path / "digits.log.jsonl")))
     assert replayed.state() == state
     replayed.close()
