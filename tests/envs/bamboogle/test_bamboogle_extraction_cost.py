@@ -1,8 +1,8 @@
-"""Bamboogle's reply parsing and grading: the reference's verdicts, at a cost linear in the reply and the task.
+"""Bamboogle's reply parsing and grading: the reference's verdicts, at a cost linear in reply and task.
 
-The reference's non-greedy tag patterns rescan the rest of the reply from every unclosed opening (a reply of
-20,000 ``<answer>`` openings took 38 s); the parser now finds the same matches in one scan. A client's task may
-hold up to the declared number of golden answers (``TASK_BOUNDS`` of the manifest).
+The reference's non-greedy tag patterns rescan the rest of the reply from every unclosed opening (a reply
+of 20,000 ``<answer>`` openings took 38 s); the parser now finds the same matches in one scan. A client's
+task may hold up to the declared number of golden answers (``TASK_BOUNDS`` of the manifest).
 """
 
 from __future__ import annotations
