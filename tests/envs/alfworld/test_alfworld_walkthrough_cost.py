@@ -46,3 +46,15 @@ def test_a_client_walkthrough_costs_linear_time(env):
     small, large = reset_seconds(env, BOUND // 16), reset_seconds(env, BOUND // 4)
     assert large < 8 * small + 0.05, (small, large)  # 4x the commands: about 4x the time, never 16x
     assert reset_seconds(env, BOUND, repeats=1) < 2.0  # about 0.8 s on an idle core
+
+
+def test_a_client_walkthrough_for_a_known_goal_gets_its_own_replay(env):
+    """Another walkthrough of the same game and goal is replayed, not answered from the first one's cache."""
+    base = env.tasks[0]
+    task = base.to_dict()
+    task["id"] = "client-walkthrough"
+    task["evaluation"] = dict(task["evaluation"], walkthrough=["look", "inventory"])
+    other = Task.from_dict(task)
+    assert len(env.domain.replay(base).feedbacks) == len(base.evaluation["walkthrough"])
+    assert len(env.domain.replay(other).feedbacks) == 2
+    assert len(env.domain.replay(base).feedbacks) == len(base.evaluation["walkthrough"])
