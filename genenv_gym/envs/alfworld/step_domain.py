@@ -57,7 +57,7 @@ class ALFWorldStepDomain(Domain):
     ) -> None:
         kwargs = {k: v for k, v in (("data_dir", data_dir), ("split", split)) if v is not None}
         self.base = base or ALFWorldDomain(**kwargs)
-        self._replays: dict[str, Replay] = {}
+        self._replays: dict[tuple[str, tuple[str, ...]], Replay] = {}
         self._game_problems: dict[str, list[str]] = {}
 
     def categories(self) -> tuple[str, ...]:
@@ -89,7 +89,9 @@ class ALFWorldStepDomain(Domain):
     def replay(self, task: Task) -> Replay:
         """The task's walkthrough played on the engine (once per game and goal, then cached)."""
         key = f"{task.evaluation.get('split')}/{task.evaluation.get('game')}|{task.evaluation.get('goal')}"
-        if key not in self._replays:
+        # a client's task may give another walkthrough for the same game and goal: it has its own replay
+        replay_key = (key, tuple(task.evaluation.get("walkthrough") or ()))
+        if replay_key not in self._replays:
             engine = self.base.checker
             engine.load(self.base.game_data(task), key=key)
             state = engine.reset()
@@ -99,8 +101,8 @@ class ALFWorldStepDomain(Domain):
                 state = engine.step(normalize_command(action))
                 feedbacks.append(state.feedback)
                 admissible.append(state.admissible_commands)
-            self._replays[key] = Replay(intro, tuple(feedbacks), tuple(admissible), state.won)
-        return self._replays[key]
+            self._replays[replay_key] = Replay(intro, tuple(feedbacks), tuple(admissible), state.won)
+        return self._replays[replay_key]
 
     def messages(self, task: Task) -> list[dict[str, str]]:
         """The episode so far as chat messages, ending with what the game said last."""

@@ -146,7 +146,8 @@ class LadderDomain(OneLineAnswerDomain):
             return None
         out = []
         for k, item in enumerate(items, start=1):
-            if len(item) != 2 or item[0] != str(k) or item[1] not in self.alphabets[k]:
+            beyond = k >= len(self.alphabets)  # a client's task may ask for more steps than the ladder has
+            if beyond or len(item) != 2 or item[0] != str(k) or item[1] not in self.alphabets[k]:
                 return None
             out.append(item[1])
         return out
