@@ -32,6 +32,12 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     ``info["tools"]`` at reset give the first turn as chat messages and the docs shown from the start;
     each later step's ``info["turn_messages"]`` holds the messages added after the agent's action (the
     ``tool`` results of its calls, or the next user turn).
+    What the agent is shown of its calls' results is bounded (:mod:`.shown_results`): a result longer than
+    100,000 characters is cut, ending ``... [truncated: X of Y characters]``, and once a step's shown
+    results reach 400,000 characters each later call of that step shows
+    ``[not shown: Y characters; this step's results passed 400,000 characters]``. The official data is far
+    below both (longest result 31,689 characters, longest step 70,446), and the checker always compares
+    the full results.
 
     ## Action space
     ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` (decoded with ``ast``, never
@@ -44,7 +50,7 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     0.0 until the end; then 1.0 if every checked turn passed, else 0.0. The final ``info`` has
     ``success``, ``error_type`` (the official ``multi_turn:...`` strings), ``error``, ``turn_verdicts``
     (one per turn) and ``metrics`` (``success``, ``turns_passed``). Every step's ``info`` has ``turn``,
-    and after a call step ``execution_results``; a step that ends a turn has ``turn_verdict``.
+    and after a call step ``execution_results`` (as shown); a step that ends a turn has ``turn_verdict``.
 
     ## Episode end
     Terminates after the agent ends the last turn, or when a turn exceeds the official step limit
@@ -68,6 +74,9 @@ class BFCLMultiTurnEnv(BenchmarkEnv):
     ## Version history
     - v0: initial version (the four multi-turn categories, 200 entries each, every turn judged by bfcl-eval
       2026.3.23's multi-turn checker)
+    - v0, amended (issue 45): the results shown to the agent are bounded (100,000 characters per result,
+      400,000 per step, with markers); no official episode's transcript or any verdict changes, so the id
+      stays v0
     """
 
     #: The domain class whose tasks and episodes the env serves.
@@ -107,7 +116,8 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
     ``UnicodeText``: BFCL's default prompting system prompt with the function docs, then the conversation:
     each earlier user turn, the ground-truth calls as one assistant step with their results as ``tool``
     messages and the reply "I have completed the request.", then this turn's user message (and, after each
-    call step, the agent's calls and their results). ``info["messages"]`` at reset is the same as chat.
+    call step, the agent's calls and their results, bounded as in ``GenEnv-BFCL-MultiTurn-v0``).
+    ``info["messages"]`` at reset is the same as chat.
 
     ## Action space
     ``UnicodeText`` of at most 100,000 characters: ``[func(a=1), g()]`` (or JSON tool calls with
@@ -134,6 +144,8 @@ class BFCLMultiTurnStepEnv(BFCLMultiTurnEnv):
     ## Version history
     - v0: initial version (the 734 turns of the 200 long-context entries, each reached by replaying the
       earlier turns' ground truth)
+    - v0, amended (issue 45): the results shown to the agent are bounded as in ``GenEnv-BFCL-MultiTurn-v0``
+      (no official turn's transcript or verdict changes, so the id stays v0)
     """
 
     domain_class = BFCLMultiTurnStepDomain

@@ -33,6 +33,7 @@ from genenv_gym.envs.bfcl_multiturn.calls import (
 )
 from genenv_gym.envs.bfcl_multiturn.checker import EntryVerdict, TurnChecker, irrelevance_check
 from genenv_gym.envs.bfcl_multiturn.prompt import first_messages, render_messages, turn_messages
+from genenv_gym.envs.bfcl_multiturn.shown_results import shown_results
 from genenv_gym.task import Task, thaw
 
 #: The official ``MAXIMUM_STEP_LIMIT`` (bfcl-eval 2026.3.23).
@@ -69,6 +70,7 @@ class MultiTurnEpisode(Episode):
         self.turn = 0
         self.steps_in_turn = 0
         self.turn_results: list[list[str]] = []
+        self._distinct: dict[str, str] = {}
         self.model_turns: list[list[list[str]]] = []
         self.messages = first_messages(
             turn_messages(0, self.question, self.holdout), thaw(task.tools), self.action_format
@@ -110,12 +112,14 @@ class MultiTurnEpisode(Episode):
         return self._end_turn(info, force_quit=False)
 
     def _call_step(self, calls: list, info: dict[str, Any]) -> StepResult:
-        results = [run_call(self.instances, call) for call in calls]
-        for call, result in zip(calls, results, strict=True):
+        # equal results share one string: the checker keeps every result of the episode in full
+        results = [self._distinct.setdefault(r, r) for r in (run_call(self.instances, c) for c in calls)]
+        shown = shown_results(results)
+        for call, result in zip(calls, shown, strict=True):
             self.messages.append({"role": "tool", "name": render_call(call), "content": result})
         self.turn_results.append(results)
         self.steps_in_turn += 1
-        info.update(step=self.steps_in_turn, execution_results=results)
+        info.update(step=self.steps_in_turn, execution_results=shown)
         if self.steps_in_turn > self.max_steps_per_turn:
             return self._end_turn(info, force_quit=True)
         return self._result(0.0, False, info)
