@@ -27,6 +27,7 @@ from genenv_gym.curriculum_service.ray_actor import METHODS, RayCurriculum
 from genenv_gym.curriculum_service.service import CurriculumService
 from genenv_gym.serve import frames
 from genenv_gym.serve.curricula import CurriculumSpec, HostedCurricula
+from genenv_gym.serve.curriculum_influence import InfluencePolicy
 from genenv_gym.serve.session_curriculum import SessionCurriculum
 
 ENV_ID = "GenEnv-Sim-Digits-v0"
@@ -186,7 +187,10 @@ def in_a_session() -> Iterator[Callable[[], Curriculum]]:
     opened: list[tuple[HostedCurricula, socket.socket, threading.Thread]] = []
 
     def make() -> SessionCurriculum:
-        host = HostedCurricula([CurriculumSpec("digits", ENV_ID)], lambda env_id: {}).start()
+        # The host's decay toward the prior (on by default for hosted curricula) is off here, as in the
+        # other placements: the script compares the protocol, not the server's policy.
+        policy = InfluencePolicy(half_life=None)
+        host = HostedCurricula([CurriculumSpec("digits", ENV_ID)], lambda env_id: {}, policy=policy).start()
         assert host.describe()[0]["group_size"] == GROUP
         server_end, session_end = socket.socketpair()
         thread = threading.Thread(target=serve_calls, args=(server_end, host, "session-a"), daemon=True)
