@@ -7,6 +7,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -228,6 +229,15 @@ def real_env_id(
         request.getfixturevalue("alfworld_engine")
     monkeypatch.setenv("GENENV_DATA_DIR", str(shared_data_dir))
     return request.param
+
+
+@pytest.fixture
+def toy_id(tmp_path: Path) -> Iterator[str]:
+    """The server tests' toy env (tests/helpers/serve_toy.py) registered for one test, its closes logged."""
+    import serve_toy
+
+    yield serve_toy.register(tmp_path / "closed.log")
+    serve_toy.unregister()
 
 
 @pytest.fixture(scope="session")

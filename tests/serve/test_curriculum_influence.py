@@ -88,17 +88,26 @@ def test_held_back_groups_never_reach_the_hosted_curriculum():
         curricula.close(checkpoint=False)
 
 
-@pytest.mark.parametrize("hold", [True, False])
-def test_a_flagged_minority_client_is_held_back_unless_the_operator_only_flags(hold):
-    bound = InfluenceBound(InfluencePolicy(hold_flagged=hold))
-    honest = ["net:h1", "net:h2", "net:h3"]
-    for client in [*honest, "net:liar"]:
+HONEST = ["net:h1", "net:h2", "net:h3"]
+
+
+def join_three_honest_clients_and_a_liar(bound: InfluenceBound) -> list[str]:
+    """Three honest clients that solve level 3 and fail level 12, and ``net:liar`` reporting wins on both
+    (16 outcomes each per level); the honest clients' names."""
+    for client in [*HONEST, "net:liar"]:
         bound.joined(client)
     for level in (3, 12):
         for _ in range(16):
-            for client in honest:
+            for client in HONEST:
                 bound.outcome(client, level, level == 3)
             bound.outcome("net:liar", level, True)
+    return HONEST
+
+
+@pytest.mark.parametrize("hold", [True, False])
+def test_a_flagged_minority_client_is_held_back_unless_the_operator_only_flags(hold):
+    bound = InfluenceBound(InfluencePolicy(hold_flagged=hold))
+    join_three_honest_clients_and_a_liar(bound)
     for _ in range(8):
         assert bound.admit("net:h1")  # the flags are looked at every 8 counted groups
     assert bound.admit("net:liar") is not hold
@@ -155,14 +164,7 @@ def test_a_client_held_as_flagged_that_stays_does_not_freeze_the_others():
     share (before, each honest client was held back for holding more than the flagged one, and nothing
     counted while it stayed)."""
     bound = InfluenceBound(InfluencePolicy(window=16))
-    honest = ["net:h1", "net:h2", "net:h3"]
-    for client in [*honest, "net:liar"]:
-        bound.joined(client)
-    for level in (3, 12):
-        for _ in range(16):
-            for client in honest:
-                bound.outcome(client, level, level == 3)
-            bound.outcome("net:liar", level, True)
+    honest = join_three_honest_clients_and_a_liar(bound)
     for _ in range(2):
         for client in [*honest, "net:liar"]:
             assert bound.admit(client)  # the flags are looked at every 8 counted groups

@@ -30,12 +30,6 @@ from genenv_gym.serve.transcript import record, scripted_actions  # noqa: E402
 MULTI = "GenEnv-BFCL-MultiTurn-v0"
 
 
-@pytest.fixture
-def toy_id(tmp_path):
-    yield serve_toy.register(tmp_path / "closed.log")
-    serve_toy.unregister()
-
-
 def serve(env_ids, token=None, **limits) -> BackgroundServer:
     catalog = Catalog(
         env_ids,

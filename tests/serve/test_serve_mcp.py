@@ -26,12 +26,6 @@ from genenv_gym.serve.server import BackgroundServer  # noqa: E402
 MULTI = "GenEnv-BFCL-MultiTurn-v0"
 
 
-@pytest.fixture
-def toy_id(tmp_path):
-    yield serve_toy.register(tmp_path / "closed.log")
-    serve_toy.unregister()
-
-
 def serve(env_ids, **limits) -> BackgroundServer:
     catalog = Catalog(
         env_ids,
