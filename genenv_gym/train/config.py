@@ -64,6 +64,13 @@ class WarmStartConfig:
     level_decay: float = 1.0
     stop_loss: float = 0.0
     min_steps: int = 0
+    final_lr_ratio: float = 1.0
+
+    def lr_at(self, step: int) -> float:
+        """The learning rate of warm-start step ``step`` (0-based)."""
+        if self.final_lr_ratio == 1.0 or self.steps <= 0:
+            return self.lr
+        return self.lr * (1.0 - (1.0 - self.final_lr_ratio) * min(step, self.steps) / self.steps)
 
 
 @dataclass
@@ -299,6 +306,9 @@ class TrainConfig:
             raise ValueError("run.epochs must be >= 0 and agent.tasks_per_epoch >= 1")
         if self.warmstart.min_steps < 0:
             raise ValueError(f"warmstart.min_steps must be >= 0, got {self.warmstart.min_steps}")
+        ratio = self.warmstart.final_lr_ratio
+        if not 0.0 <= ratio <= 1.0:
+            raise ValueError(f"warmstart.final_lr_ratio must be in [0, 1] (1: constant), got {ratio}")
         if self.warmstart.stop_loss < 0:
             raise ValueError(
                 f"warmstart.stop_loss must be >= 0 (0: run every step), got {self.warmstart.stop_loss}"

@@ -418,6 +418,8 @@ class Trainer:
                 break
             idx = self.rng.choice(len(examples), size=min(w.batch_size, len(examples)), replace=False)
             batch = make_sft_batch([examples[i] for i in idx], [1.0] * len(idx), self.tokenizer.pad_token_id)
+            for group in self.warm_optimizer.param_groups:
+                group["lr"] = w.lr_at(self.warmstart_step)
             self.warmstart_loss = sft_step(self.model, self.warm_optimizer, batch)
             self.warmstart_step += 1
             self.warmstart_recent = [*self.warmstart_recent, self.warmstart_loss][-STOP_WINDOW:]

@@ -24,10 +24,14 @@ def _rows(path: Path) -> list[dict]:
     return [{k: v for k, v in row.items() if not k.endswith("seconds")} for row in rows]
 
 
-def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
-    Trainer(tiny_config(tmp_path / "straight", "warmstart.steps=6", "run.epochs=1")).run()
+#: a warm start of 6 steps whose learning rate decays (so a resume must pick the schedule up where it was)
+WARM6 = ("warmstart.steps=6", "warmstart.final_lr_ratio=0.5")
 
-    trainer = Trainer(tiny_config(tmp_path / "split", "warmstart.steps=6", "run.epochs=1"))
+
+def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
+    Trainer(tiny_config(tmp_path / "straight", *WARM6, "run.epochs=1")).run()
+
+    trainer = Trainer(tiny_config(tmp_path / "split", *WARM6, "run.epochs=1"))
     import genenv_gym.train.loop as loop
 
     original = loop.sft_step
@@ -47,13 +51,36 @@ def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path:
     assert rows == [] and trainer.warmstart_step == 2
     assert (tmp_path / "split" / "checkpoint.pt").exists()
 
-    resumed = Trainer(tiny_config(tmp_path / "split", "warmstart.steps=6", "run.epochs=1"))
+    resumed = Trainer(tiny_config(tmp_path / "split", *WARM6, "run.epochs=1"))
     resumed.run(resume=True)
     assert resumed.warmstart_step == 6
     assert _rows(tmp_path / "split") == _rows(tmp_path / "straight")
     straight = torch.load(tmp_path / "straight" / "checkpoint.pt", weights_only=False)["model"]
     split = torch.load(tmp_path / "split" / "checkpoint.pt", weights_only=False)["model"]
     assert all(torch.equal(straight[k], split[k]) for k in straight)
+
+
+def test_the_warm_start_learning_rate_falls_linearly_to_its_final_ratio(tmp_path: Path, monkeypatch) -> None:
+    import genenv_gym.train.loop as loop
+
+    seen: list[float] = []
+    original = loop.sft_step
+
+    def record_lr(model, optimizer, batch):
+        seen.append(optimizer.param_groups[0]["lr"])
+        return original(model, optimizer, batch)
+
+    monkeypatch.setattr(loop, "sft_step", record_lr)
+    trainer = Trainer(
+        tiny_config(tmp_path, "warmstart.steps=4", "warmstart.lr=0.01", "warmstart.final_lr_ratio=0.2")
+    )
+    trainer.warm_start()
+    assert seen == pytest.approx([0.01, 0.008, 0.006, 0.004])
+    assert trainer.cfg.warmstart.lr_at(4) == pytest.approx(0.002)
+    constant = tiny_config(tmp_path, "warmstart.steps=4", "warmstart.lr=0.01").warmstart
+    assert [constant.lr_at(i) for i in range(5)] == [0.01] * 5
+    with pytest.raises(ValueError, match=r"final_lr_ratio must be in \[0, 1\]"):
+        tiny_config(tmp_path, "warmstart.final_lr_ratio=1.5").validate()
 
 
 def test_a_warm_start_with_stop_loss_ends_at_the_loss_and_stays_ended_on_resume(tmp_path: Path) -> None:
