@@ -572,7 +572,11 @@ def test_a_huge_integer_for_a_real_kwarg_and_a_step_racing_its_delete_are_4xx(se
 
 def test_six_attacker_networks_with_calls_to_the_limit_leave_the_honest_client_its_share(server):
     """Six clients (six /24 networks) each run calls that go on past --slow-call, on two workers: each
-    call leaves the pool once slow, so the honest client's steps wait for at most the young ones."""
+    call leaves the pool once slow, so no honest step waits for a whole attacker call (1.3 s). A free slot
+    goes to the client running the fewest calls, the earliest waiter among equals, so a step that arrives
+    behind queued attackers with none running waits for their turns too: at most one young call's
+    ``slow_call_s`` per round of two, ``(1 + ceil(6 / 2)) x 0.5 = 2.0`` s; once the honest client is in
+    step with them, a step waits for the young calls only (about 0.5 s)."""
     url, background = server
     attackers = [client(url, f"127.0.{n}.7") for n in range(10, 16)]
     stop = threading.Event()
@@ -600,7 +604,7 @@ def test_six_attacker_networks_with_calls_to_the_limit_leave_the_honest_client_i
         honest.delete(f"/envs/{TOY}/sessions/{good}")
     for c in attackers:
         c.close()
-    assert max(latencies) < 1.0, latencies
+    assert max(latencies) < 2.0 and sorted(latencies)[2] < 1.0, latencies
     assert background.manager.slots.left_pool >= 6
 
 
