@@ -15,7 +15,10 @@ def add_train_command(commands: Any) -> argparse.ArgumentParser:
         "train",
         help="co-evolve an LLM agent and its environment simulator (GenEnv Algorithm 1)",
         description="Run GenEnv's co-evolution loop. Overrides look like run.epochs=3 agent.lr=1e-5. "
-        "A run folder that already holds a run is refused unless --resume or --overwrite is given.",
+        "A run folder that already holds a run is refused unless --resume or --overwrite is given. "
+        "run.sampler picks the task sampler: alpha-curriculum (the default, the paper's rule) reproduces the "
+        "paper; no sampler has beaten uniform on this project's evidence (docs/experiments/), so "
+        "run.sampler=uniform is the one recommended for an agent's learning per sample.",
     )
     parser.add_argument(
         "--config",

@@ -60,7 +60,10 @@ class SimulatorEnv(TextEnv):
       ``neighbour_prob`` = 0.4 of its tasks one level away from its sampled level, so it follows an
       improving agent; ``{"neighbour_prob": 0.0}`` turns that off). The trainer's samplers that need no
       trainer run here too (``genenv_gym.samplers.STANDALONE``): ``"soft-alpha-rwr"`` (the procedural
-      policy without the band filter), ``"learnability"``, ``"learnability-task"``, ``"uniform"``.
+      policy without the band filter), ``"learnability"``, ``"learnability-task"``, ``"uniform"``. The
+      default is the paper's rule, for reproducing it; on this project's evidence (docs/experiments/) no
+      sampler has taught an agent more per sample than ``"uniform"``, and the paper's rule lost to it in
+      design 4.
     - ``curriculum``: a CurriculumConfig or a dict of its fields (alpha, beta, k_min, attempts, rwr_lambda);
       the env keeps it as ``curriculum_config``.
     - ``batch_size``: tasks proposed per refill of the queue.
