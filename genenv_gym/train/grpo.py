@@ -147,8 +147,11 @@ def token_logprobs(
     attention_mask: torch.Tensor | None,
     chunk_tokens: int = 0,
     fused: bool | None = None,
+    temperature: float = 1.0,
 ) -> torch.Tensor:
-    """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0).
+    """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0), under the
+    model's distribution at ``temperature`` (the logits divided by it, as the rollout engines sample and
+    report them).
 
     Right-padded batches: ``attention_mask`` is 1 on real tokens, or None (a causal model's real tokens
     never attend to the padding after them, so their logprobs are the same). With ``chunk_tokens > 0``
@@ -164,7 +167,7 @@ def token_logprobs(
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if chunk_tokens <= 0 or decoder is None or head is None:
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
-        lp = chosen_logprobs(logits, target, fused)
+        lp = chosen_logprobs(logits if temperature == 1.0 else logits / temperature, target, fused)
     else:
         hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state[:, :-1]
         parts = []
@@ -177,6 +180,7 @@ def token_logprobs(
                     hidden[:, start:end],
                     target[:, start:end],
                     fused,
+                    temperature,
                     use_reentrant=False,
                 )
             )
@@ -204,9 +208,14 @@ def _chosen_logprobs(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor
 
 
 def _head_logprobs(
-    head: torch.nn.Module, hidden: torch.Tensor, target: torch.Tensor, fused: bool = False
+    head: torch.nn.Module,
+    hidden: torch.Tensor,
+    target: torch.Tensor,
+    fused: bool = False,
+    temperature: float = 1.0,
 ) -> torch.Tensor:
-    return chosen_logprobs(head(hidden), target, fused)
+    logits = head(hidden)
+    return chosen_logprobs(logits if temperature == 1.0 else logits / temperature, target, fused)
 
 
 def pad_right(rows: Sequence[Sequence[float]], value: float, dtype: torch.dtype) -> torch.Tensor:

@@ -104,11 +104,17 @@ class GRPOUpdater:
         attention = None
         mask = pad_right([t.mask for t in rows], 0, torch.float32).to(dev)
         old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
+        # the rollout's logprobs (old) are the tempered distribution's, as the engines sample; so are these
+        temperature = a.temperature if a.temperature > 0 else 1.0
         ref = None
         if reference is not None and a.kl_coef > 0:
             with torch.no_grad():
-                ref = token_logprobs(reference, ids, attention, a.logprob_chunk_tokens)
+                ref = token_logprobs(
+                    reference, ids, attention, a.logprob_chunk_tokens, temperature=temperature
+                )
         autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda")
         with autocast:
-            lp = token_logprobs(self.train_model, ids, attention, a.logprob_chunk_tokens)
+            lp = token_logprobs(
+                self.train_model, ids, attention, a.logprob_chunk_tokens, temperature=temperature
+            )
         return grpo_loss(lp, old, advantages.to(dev), mask, ref, a.clip_ratio, a.kl_coef, denominator=tokens)

@@ -120,3 +120,26 @@ def test_fused_logit_reading_gives_the_same_logprobs_and_gradients() -> None:
             (fused_grad,) = torch.autograd.grad((fused * torch.arange(shape[1])).sum(), logits)
             assert torch.allclose(eager, fused, atol=1e-5)
             assert torch.allclose(eager_grad, fused_grad, atol=1e-5)
+
+
+@pytest.mark.parametrize("chunk_tokens", [0, 3])
+def test_the_update_reads_the_rollout_temperature_so_a_fresh_ratio_is_one(chunk_tokens: int) -> None:
+    """The engines report the tempered distribution's logprobs (the "old" policy); the update's must be the
+    same distribution's, else every ratio of a run at temperature != 1 is off before any step."""
+    from genenv_gym.agents.backends import SamplingParams
+    from genenv_gym.agents.backends.hf import HFBackend
+    from genenv_gym.agents.tiny_model import build_tiny
+    from genenv_gym.train.grpo import token_logprobs
+
+    model, tokenizer = build_tiny("qwen2", seed=2)
+    prompt = torch.randint(3, 400, (9,), generator=torch.Generator().manual_seed(1)).tolist()
+    params = SamplingParams(n=2, temperature=0.5, max_new_tokens=8, seed=0, ignore_eos=True)
+    for completion in HFBackend(model, tokenizer, engine="padded").generate([prompt], params)[0]:
+        ids = torch.tensor([prompt + list(completion.token_ids)])
+        reply = slice(len(prompt), ids.shape[1])
+        with torch.no_grad():
+            tempered = token_logprobs(model, ids, None, chunk_tokens, temperature=0.5)[0, reply]
+            plain = token_logprobs(model, ids, None, chunk_tokens)[0, reply]
+        engine = torch.tensor(completion.logprobs)
+        assert torch.allclose(tempered, engine, atol=1e-4)
+        assert not torch.allclose(plain, engine, atol=1e-2)
