@@ -23,6 +23,7 @@ import torch
 
 from genenv_gym.agents.tiny_model import build_model, build_tokenizer
 from genenv_gym.train.grpo import grpo_loss, token_logprobs
+from genenv_gym.train.master_weights import MasterWeightAdamW
 
 PEAK_BF16 = {"H200": 989.4e12, "H100": 989.4e12, "A100": 312.0e12}
 
@@ -31,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", default="qwen2.5-0.5b")
     parser.add_argument("--rows", type=int, default=8)
-    parser.add_argument("--tokens", type=int, default=3700, help="tokens per row (ragged by ±10%)")
+    parser.add_argument("--tokens", type=int, default=3700, help="tokens per row (ragged by ±10%%)")
     parser.add_argument("--chunk-tokens", type=int, default=1024)
     parser.add_argument("--checkpointing", action="store_true")
     parser.add_argument("--steps", type=int, default=3)
@@ -53,7 +54,7 @@ def main() -> None:
     model.train()
     if args.checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-6)
+    optimizer = MasterWeightAdamW(model.parameters(), lr=1e-6)  # the trainer's optimizer
     n = sum(p.numel() for p in model.parameters())  # tied embedding counted once: it is the LM head
     generator = torch.Generator().manual_seed(0)
     lengths = torch.randint(

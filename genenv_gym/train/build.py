@@ -57,7 +57,7 @@ def build_model(spec: ModelConfig, seed: int) -> tuple[torch.nn.Module, Any]:
             "num_key_value_heads": max(1, spec.num_heads // 2),
             "max_position_embeddings": 512,
         }
-        return build_tiny(spec.arch, "tiny", tokenizer, seed=seed, **shape), tokenizer
+        return build_tiny(spec.arch, "tiny", tokenizer, seed=seed, dtype=_dtype(spec), **shape), tokenizer
     from genenv_gym.agents.pretrained import load_model, load_tokenizer, resolve_model_source
 
     source = resolve_model_source(spec.source)

@@ -64,6 +64,7 @@ from genenv_gym.train.heldout import (
     heldout_subset,
     sampled_metrics,
 )
+from genenv_gym.train.master_weights import MasterWeightAdamW
 from genenv_gym.train.metrics import MetricsLogger
 from genenv_gym.train.provenance import run_provenance
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
@@ -108,7 +109,7 @@ class Trainer:
         if cfg.agent.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.reference: torch.nn.Module | None = None
-        self.optimizer = torch.optim.AdamW(
+        self.optimizer = MasterWeightAdamW(
             self.model.parameters(), lr=cfg.agent.lr, weight_decay=cfg.agent.weight_decay
         )
         self.updater = GRPOUpdater(
@@ -410,7 +411,7 @@ class Trainer:
             for t in self.base_tasks
         ]
         if self.warm_optimizer is None:
-            self.warm_optimizer = torch.optim.AdamW(self.model.parameters(), lr=w.lr)
+            self.warm_optimizer = MasterWeightAdamW(self.model.parameters(), lr=w.lr)
         self.model.train()
         todo = range(self.warmstart_step, w.steps)
         for _ in progress(todo, total=len(todo), desc="warm start", enabled=self.cfg.run.progress):

@@ -50,6 +50,7 @@ from genenv_gym.skill import SkillEstimate, SkillTracker
 from genenv_gym.task import Task
 from genenv_gym.train.build import build_model
 from genenv_gym.train.config import TrainConfig
+from genenv_gym.train.master_weights import MasterWeightAdamW
 from genenv_gym.train.rwr_sft import (
     SFTBatch,
     encode_chat_example,
@@ -128,7 +129,7 @@ class EnvironmentLLM:
         self.warmstart_stats = self.warm_start(progress)
         self.reference = copy.deepcopy(self.model).eval()
         self.reference.requires_grad_(False)
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr, weight_decay=0.0)
+        self.optimizer = MasterWeightAdamW(self.model.parameters(), lr=s.lr, weight_decay=0.0)
         self.last_proposal: dict[str, float | None] = {}
         #: The skill tracker's frontier at the latest proposal (where ``targeting: success`` starts).
         self.proposal_frontier = 0
@@ -147,7 +148,7 @@ class EnvironmentLLM:
             )
         from genenv_gym.progress import progress as bar
 
-        optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.warmstart_lr, weight_decay=0.0)
+        optimizer = MasterWeightAdamW(self.model.parameters(), lr=s.warmstart_lr, weight_decay=0.0)
         skill = SkillTracker(self.domain.num_levels).estimate()
         self.model.train()
         loss = 0.0

@@ -28,10 +28,19 @@ def _rows(path: Path) -> list[dict]:
 WARM6 = ("warmstart.steps=6", "warmstart.final_lr_ratio=0.5")
 
 
-def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
-    Trainer(tiny_config(tmp_path / "straight", *WARM6, "run.epochs=1")).run()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(
+    tmp_path: Path, monkeypatch, dtype: torch.dtype
+) -> None:
+    """bfloat16 (the GPU's dtype, here on a CPU): at this learning rate most steps show only in the
+    optimizer's float32 master weights, which the checkpoint must carry."""
+    import genenv_gym.train.build as build
 
-    trainer = Trainer(tiny_config(tmp_path / "split", *WARM6, "run.epochs=1"))
+    monkeypatch.setattr(build, "_dtype", lambda spec: dtype)
+    Trainer(tiny_config(tmp_path / "straight", *WARM6, "warmstart.lr=1e-5", "run.epochs=1")).run()
+
+    trainer = Trainer(tiny_config(tmp_path / "split", *WARM6, "warmstart.lr=1e-5", "run.epochs=1"))
+    assert next(trainer.model.parameters()).dtype == dtype
     import genenv_gym.train.loop as loop
 
     original = loop.sft_step
@@ -51,7 +60,7 @@ def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path:
     assert rows == [] and trainer.warmstart_step == 2
     assert (tmp_path / "split" / "checkpoint.pt").exists()
 
-    resumed = Trainer(tiny_config(tmp_path / "split", *WARM6, "run.epochs=1"))
+    resumed = Trainer(tiny_config(tmp_path / "split", *WARM6, "warmstart.lr=1e-5", "run.epochs=1"))
     resumed.run(resume=True)
     assert resumed.warmstart_step == 6
     assert _rows(tmp_path / "split") == _rows(tmp_path / "straight")
