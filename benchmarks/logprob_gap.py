@@ -13,6 +13,11 @@ at ``agent.temperature``, under bfloat16 autocast on a GPU), and prints per engi
   negative);
 - the share of tokens with ``|difference| > 0.1``.
 
+``--turns 2`` (or more) measures later turns too: every reply but the last is answered with one fixed user
+turn asking for the answer again (no reward), so each episode runs ``--turns`` model turns whatever it
+replies, and each turn's tokens are reported on their own row (turn 2 is read after the whole first
+exchange: a longer context, and for the fast engine a continued cache).
+
 Each engine samples its own tokens (the engines cannot score given tokens), so engine-vs-engine differences
 show as each one's gap to the same update. Issue 49's second figure; on a CPU in float32 the gap is
 rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5). Dry runs on a CPU::
@@ -20,7 +25,8 @@ rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5). Dry
     python benchmarks/logprob_gap.py --config demo --tasks 8
     python benchmarks/logprob_gap.py --tasks 4 --groups 1 2
     python benchmarks/logprob_gap.py agent.temperature=0.5 --config demo --tasks 4 --groups 2
-    python benchmarks/logprob_gap.py --tasks 64   # on the GPU: SmolLM2, bfloat16
+    python benchmarks/logprob_gap.py --tasks 4 --groups 2 --turns 2
+    python benchmarks/logprob_gap.py --tasks 64 --turns 2   # on the GPU: SmolLM2, bfloat16
 
 (config overrides go before the options.)
 """
@@ -31,6 +37,7 @@ import argparse
 import json
 import time
 
+import gymnasium as gym
 import numpy as np
 import torch
 
@@ -39,6 +46,34 @@ from genenv_gym.agents.backends.hf import HFBackend
 from genenv_gym.train.config import load_config
 from genenv_gym.train.loop import Trainer
 from genenv_gym.train.rollout import RolloutConfig, RolloutEngine, Trajectory
+
+#: the user turn that answers every reply but an episode's last (``--turns``)
+ASK_AGAIN = "Check your answer, then reply again with the answer only."
+
+
+class AskAgain(gym.Wrapper):
+    """Answers the first ``extra`` replies of an episode with ``ASK_AGAIN`` (no reward); the next goes to
+    the wrapped env."""
+
+    def __init__(self, env: gym.Env, extra: int) -> None:
+        super().__init__(env)
+        self.extra, self.asked = extra, 0
+
+    def reset(self, **kwargs):
+        self.asked = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        if self.asked < self.extra:
+            self.asked += 1
+            return ASK_AGAIN, 0.0, False, False, {}
+        return self.env.step(action)
+
+
+def turn_of_each_token(mask: np.ndarray) -> np.ndarray:
+    """1, 2, ... for the tokens of the first, second, ... model turn (runs of mask 1); 0 elsewhere."""
+    starts = np.diff(np.concatenate([[0], mask.astype(int)])) == 1
+    return np.where(mask, np.cumsum(starts), 0)
 
 
 def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> list[np.ndarray]:
@@ -53,15 +88,19 @@ def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> lis
     return out
 
 
-def gap(trainer: Trainer, rows: list[Trajectory], batch: int) -> dict[str, float]:
-    """The statistics of the module docstring over the reply tokens (``mask`` 1) of ``rows``."""
-    engine, update = [], []
+def gap(trainer: Trainer, rows: list[Trajectory], batch: int, turns: int = 1) -> list[dict[str, float]]:
+    """The statistics of the module docstring over the reply tokens of each model turn of ``rows``."""
+    engine, update, turn = [], [], []
     for t, lp in zip(rows, update_logprobs(trainer, rows, batch), strict=True):
         mask = np.asarray(t.mask, dtype=bool)
         engine.append(np.asarray(t.logprobs, dtype=np.float64)[mask])
         update.append(lp.astype(np.float64)[mask])
-    e, u = np.concatenate(engine), np.concatenate(update)
-    d = e - u
+        turn.append(turn_of_each_token(mask)[mask])
+    e, u, k = np.concatenate(engine), np.concatenate(update), np.concatenate(turn)
+    return [{"turn": n, **_statistics(e[k == n] - u[k == n])} for n in range(1, turns + 1) if (k == n).any()]
+
+
+def _statistics(d: np.ndarray) -> dict[str, float]:
     r = np.exp(-d)
     return {
         "tokens": int(d.size),
@@ -80,6 +119,7 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["fast", "padded"])
     parser.add_argument("--groups", type=int, nargs="+", default=[1, 8], help="samples per task (G)")
     parser.add_argument("--batch", type=int, default=32, help="rows per forward of the update")
+    parser.add_argument("--turns", type=int, default=1, help="model turns per episode (see the docstring)")
     parser.add_argument("overrides", nargs="*", help="section.key=value config overrides")
     args = parser.parse_args()
     overrides = [
@@ -96,25 +136,29 @@ def main() -> None:
     print(f"# {name}; torch {torch.__version__}; model {trainer.cfg.model.source} {trainer.model.dtype}")
     tasks = [trainer.domain.generate(i % trainer.domain.num_levels, trainer.rng) for i in range(args.tasks)]
     a = trainer.cfg.agent
-    print("| engine | G | tokens | mean abs | max abs | KL k1 | KL k3 | share > 0.1 | seconds |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| engine | G | turn | tokens | mean abs | max abs | KL k1 | KL k3 | share > 0.1 | seconds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+    def env_fn() -> gym.Env:
+        return AskAgain(trainer.env_fn(), args.turns - 1)
+
     for engine in args.engines:
         backend = HFBackend(
             trainer.model, trainer.tokenizer, engine=engine, max_batch_size=a.rollout_batch_size
         )
         for group in args.groups:
             params = SamplingParams(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
-            config = RolloutConfig(group_size=group, max_turns=1, params=params, seed=group)
+            config = RolloutConfig(group_size=group, max_turns=args.turns, params=params, seed=group)
             clock = time.perf_counter()
-            rows = RolloutEngine(backend, config).run(trainer.env_fn, tasks)
-            f = gap(trainer, rows, args.batch)
-            print(
-                f"| {engine} | {group} | {f['tokens']} | {f['mean_abs']:.2e} | {f['max_abs']:.2e}"
-                f" | {f['kl_k1']:.2e} | {f['kl_k3']:.2e} | {f['share_over_0.1']:.4f}"
-                f" | {time.perf_counter() - clock:.1f} |",
-                flush=True,
-            )
-            print("json", json.dumps({"engine": engine, "G": group, **f}), flush=True)
+            rows = RolloutEngine(backend, config).run(env_fn, tasks)
+            for f in gap(trainer, rows, args.batch, args.turns):
+                print(
+                    f"| {engine} | {group} | {f['turn']} | {f['tokens']} | {f['mean_abs']:.2e}"
+                    f" | {f['max_abs']:.2e} | {f['kl_k1']:.2e} | {f['kl_k3']:.2e} | {f['share_over_0.1']:.4f}"
+                    f" | {time.perf_counter() - clock:.1f} |",
+                    flush=True,
+                )
+                print("json", json.dumps({"engine": engine, "G": group, **f}), flush=True)
         backend.close()
 
 

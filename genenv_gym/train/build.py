@@ -14,6 +14,7 @@ from genenv_gym.domain import Domain
 from genenv_gym.envs.benchmark_env import BenchmarkEnv
 from genenv_gym.registry.registration import make_domain
 from genenv_gym.train.config import AgentConfig, ModelConfig, RunConfig
+from genenv_gym.train.float32_head import use_float32_head
 
 if TYPE_CHECKING:
     from genenv_gym.agents.backends.hf import HFBackend
@@ -34,14 +35,23 @@ def build_domain(run: RunConfig) -> Domain:
 
 
 def _dtype(spec: ModelConfig) -> torch.dtype:
-    """bfloat16 on a GPU unless ``dtype`` asks otherwise; float32 on a CPU."""
-    gpu = torch.cuda.is_available() and spec.dtype in ("auto", "bfloat16")
-    return torch.bfloat16 if gpu else torch.float32
+    """``auto``: bfloat16 on a GPU, float32 on a CPU; ``bfloat16`` and ``float32`` as named, anywhere."""
+    if spec.dtype == "auto":
+        return torch.bfloat16 if torch.cuda.is_available() else torch.float32
+    return torch.bfloat16 if spec.dtype == "bfloat16" else torch.float32
 
 
 def build_model(spec: ModelConfig, seed: int) -> tuple[torch.nn.Module, Any]:
     """A causal LM and its tokenizer: a tiny one built locally (random weights from ``seed``) or a
-    pretrained one (a folder, hub id, ``.gguf`` file or package that ships one)."""
+    pretrained one (a folder, hub id, ``.gguf`` file or package that ships one); its LM head in float32
+    when ``spec.float32_logits`` and the model is low-precision."""
+    model, tokenizer = _load_model(spec, seed)
+    if spec.float32_logits:
+        use_float32_head(model)
+    return model, tokenizer
+
+
+def _load_model(spec: ModelConfig, seed: int) -> tuple[torch.nn.Module, Any]:
     if spec.source == "tiny":
         from genenv_gym.agents.tiny_model import build_model as build_tiny
         from genenv_gym.agents.tiny_model import build_tokenizer

@@ -20,6 +20,8 @@ BASELINES = tuple(SAMPLERS)
 
 #: Old key names still read, each as its new name: ``{old: new}`` (giving both with different values raises).
 ALIASES = {"run.baseline": "run.sampler"}
+#: ``model.dtype``: ``auto`` is bfloat16 on a GPU and float32 on a CPU; the others hold anywhere.
+MODEL_DTYPES = ("auto", "bfloat16", "float32")
 
 
 @dataclass
@@ -41,6 +43,8 @@ class ModelConfig:
     num_heads: int = 4
     vocab_size: int = 512
     dtype: str = "auto"
+    #: a low-precision model's LM head computed in float32 (``genenv_gym/train/float32_head.py``)
+    float32_logits: bool = False
 
 
 #: Steps whose mean loss ``warmstart.stop_loss`` is compared with.
@@ -104,6 +108,12 @@ class AgentConfig:
     #: weights). The filter of DAPO's dynamic sampling (Yu et al. 2025, arXiv 2503.14476), without its
     #: resampling. Off: every group, as the paper's GRPO.
     signal_groups_only: bool = False
+    #: truncated importance sampling (Yao et al. 2025, "Your efficient RL framework secretly brings you
+    #: off-policy RL training"): when > 0, the update first reads the sampled tokens' logprobs with its own
+    #: forward, takes the clipped ratio against those, and weights each token's loss by
+    #: ``min(p_update / p_rollout, tis_cap)``, correcting for the rollout engine's different numerics
+    #: (bfloat16). 0: off, the ratio is taken against the rollout engine's logprobs.
+    tis_cap: float = 0.0
 
 
 SIMULATOR_KINDS = ("procedural", "llm")
@@ -285,6 +295,11 @@ class TrainConfig:
         self.sampler.validate()
         if SAMPLERS[self.run.sampler].procedural_only and self.simulator.kind != "procedural":
             raise ValueError(f"run.sampler={self.run.sampler} is a rule of simulator.kind=procedural")
+        for key, model in (("model", self.model), ("simulator.model", self.simulator.model)):
+            if model.dtype not in MODEL_DTYPES:
+                raise ValueError(f"{key}.dtype: {unknown_choice('dtype', model.dtype, MODEL_DTYPES)}")
+        if self.agent.tis_cap != 0 and self.agent.tis_cap < 1:
+            raise ValueError(f"agent.tis_cap must be 0 (off) or >= 1, got {self.agent.tis_cap}")
         if self.agent.group_size < 2:
             raise ValueError("agent.group_size must be >= 2 (GRPO compares samples within a group)")
         if self.agent.rollout_engine not in HF_ENGINES:

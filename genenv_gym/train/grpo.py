@@ -109,6 +109,7 @@ def grpo_loss(
     clip_ratio: float = 0.2,
     kl_coef: float = 0.001,
     denominator: float | None = None,
+    token_weights: torch.Tensor | None = None,
 ) -> GRPOLossOutput:
     """The clipped GRPO objective (to minimise) with a KL penalty, averaged over model tokens.
 
@@ -120,6 +121,8 @@ def grpo_loss(
         ref_logprobs: the frozen reference's logprobs (None: no KL term).
         denominator: the token count to divide by (gradient accumulation over micro-batches passes the
             whole mini-batch's count so the micro-batch losses add up to the mini-batch mean).
+        token_weights: a constant weight per token of the policy-gradient term (truncated importance
+            sampling's ``min(p_old / p_rollout, cap)``); None: 1.
     """
     mask = mask.to(logprobs.dtype)
     adv = advantages.to(logprobs.dtype).unsqueeze(-1)
@@ -127,6 +130,8 @@ def grpo_loss(
     unclipped = ratio * adv
     clipped = ratio.clamp(1.0 - clip_ratio, 1.0 + clip_ratio) * adv
     pg = -torch.minimum(unclipped, clipped)
+    if token_weights is not None:
+        pg = pg * token_weights.detach().to(pg.dtype)
     pg_loss = masked_mean(pg, mask, denominator)
     loss = pg_loss
     kl_value = torch.zeros(())
@@ -194,7 +199,7 @@ def chosen_logprobs(
 ) -> torch.Tensor:
     """``log softmax(logits / temperature)[target]`` in float32; ``fused``: through the compiled function."""
     if temperature != 1.0:
-        logits = logits / temperature
+        logits = logits.float() / temperature  # in float32: a bfloat16 quotient would be rounded again
     if not fused:
         return _chosen_logprobs(logits, target)
     if "chosen" not in _COMPILED:

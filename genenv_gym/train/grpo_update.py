@@ -4,14 +4,13 @@ accumulation, and under torchrun every rank in step with the others (``grpo.py``
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any
 
 import numpy as np
 import torch
 
 from genenv_gym.train.config import AgentConfig
 from genenv_gym.train.distributed import DistInfo, all_reduce, wrap_agent
-from genenv_gym.train.grpo import group_advantages, grpo_loss, pad_right, token_logprobs
+from genenv_gym.train.grpo import GRPOLossOutput, group_advantages, grpo_loss, pad_right, token_logprobs
 from genenv_gym.train.rollout import Trajectory
 
 
@@ -47,6 +46,9 @@ class GRPOUpdater:
         if self.train_model is None:  # after the warm start: DDP broadcasts rank 0's weights once
             self.train_model = wrap_agent(self.model, info)
         self.model.train()
+        recomputed = self.recomputed_logprobs(rows) if a.tis_cap > 0 else None
+        if recomputed is not None:
+            stats.update(tis_statistics(rows, recomputed, a.tis_cap))
         # Under torchrun every rank must take the same optimizer steps and backward passes: the mini-batch
         # count is the largest over the ranks, a rank short of rows runs zero-weighted passes, and the
         # permutation has its own generator so that the trainer's rng advances alike everywhere.
@@ -69,7 +71,11 @@ class GRPOUpdater:
                         if m < len(parts):
                             part = parts[m]
                             out = self._micro_loss(
-                                [rows[i] for i in part], advantages[part], tokens, reference
+                                [rows[i] for i in part],
+                                advantages[part],
+                                tokens,
+                                reference,
+                                None if recomputed is None else [recomputed[i] for i in part],
                             )
                             # DDP averages gradients over ranks: scale back to the global token mean.
                             (out.loss * info.world_size).backward()
@@ -107,20 +113,58 @@ class GRPOUpdater:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=enabled):
             return token_logprobs(model, ids, None, a.logprob_chunk_tokens, temperature=a.temperature)
 
+    def recomputed_logprobs(self, rows: list[Trajectory]) -> list[torch.Tensor]:
+        """Each row's sampled-token logprobs as the update reads them before its first step (the old
+        policy of truncated importance sampling), ``micro_batch_size`` x G rows per forward."""
+        out: list[torch.Tensor] = []
+        step = max(1, self.agent.micro_batch_size * self.agent.group_size)
+        with torch.no_grad():
+            for start in range(0, len(rows), step):
+                part = rows[start : start + step]
+                lp = self.policy_logprobs(self.model, self.padded_ids(part)).float().cpu()
+                out.extend(lp[i, : len(t.token_ids)] for i, t in enumerate(part))
+        return out
+
     def _micro_loss(
         self,
         rows: list[Trajectory],
         advantages: torch.Tensor,
         tokens: float,
         reference: torch.nn.Module | None,
-    ) -> Any:
+        recomputed: list[torch.Tensor] | None = None,
+    ) -> GRPOLossOutput:
+        """The micro-batch's loss; with ``recomputed`` (``tis_cap`` on), the ratio is taken against those
+        logprobs and each token weighted by ``min(exp(recomputed - rollout), tis_cap)``."""
         dev, a = self.device, self.agent
         ids = self.padded_ids(rows)
         mask = pad_right([t.mask for t in rows], 0, torch.float32).to(dev)
         old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
+        weights = None
+        if recomputed is not None:
+            rollout, old = old, pad_right([r.tolist() for r in recomputed], 0.0, torch.float32).to(dev)
+            weights = torch.exp(old - rollout).clamp(max=a.tis_cap)
         ref = None
         if reference is not None and a.kl_coef > 0:
             with torch.no_grad():
                 ref = self.policy_logprobs(reference, ids, autocast=False)
         lp = self.policy_logprobs(self.train_model, ids)
-        return grpo_loss(lp, old, advantages.to(dev), mask, ref, a.clip_ratio, a.kl_coef, denominator=tokens)
+        adv = advantages.to(dev)
+        return grpo_loss(lp, old, adv, mask, ref, a.clip_ratio, a.kl_coef, tokens, token_weights=weights)
+
+
+def tis_statistics(
+    rows: list[Trajectory], recomputed: list[torch.Tensor], cap: float
+) -> dict[str, list[float]]:
+    """Over the rows' model tokens: the mean truncated importance weight (``tis_weight``) and the share of
+    tokens whose weight the cap cut (``tis_capped``)."""
+    ratios = [
+        torch.exp(r - torch.tensor(t.logprobs, dtype=torch.float32))[torch.tensor(t.mask, dtype=torch.bool)]
+        for t, r in zip(rows, recomputed, strict=True)
+    ]
+    ratio = torch.cat(ratios) if ratios else torch.zeros(0)
+    if not ratio.numel():
+        return {}
+    return {
+        "tis_weight": [float(ratio.clamp(max=cap).mean())],
+        "tis_capped": [float((ratio > cap).float().mean())],
+    }

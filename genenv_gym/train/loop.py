@@ -241,6 +241,9 @@ class Trainer:
         """One epoch of Algorithm 1; returns its metrics row."""
         cfg, start, seconds = self.cfg, time.perf_counter(), {}
         self.epoch += 1
+        cuda = self.device.type == "cuda"
+        if cuda:
+            torch.cuda.reset_peak_memory_stats(self.device)
         counts_before = self._proposal_counts()
         # Phase 1: online generation and interaction.
         generated = self.propose_tasks(cfg.agent.tasks_per_epoch)  # the task batch T_t ~ pi_env
@@ -272,6 +275,7 @@ class Trainer:
         if (cfg.run.eval_every and self.epoch % cfg.run.eval_every == 0) or self.epoch in cfg.run.eval_epochs:
             row.update(self.evaluate())
         row["seconds"] = time.perf_counter() - start
+        row["peak_gpu_gib"] = torch.cuda.max_memory_allocated(self.device) / 2**30 if cuda else None
         return row
 
     def replay_tasks(self, n: int) -> list[Task]:

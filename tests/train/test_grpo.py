@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -143,3 +144,73 @@ def test_the_update_reads_the_rollout_temperature_so_a_fresh_ratio_is_one(chunk_
         engine = torch.tensor(completion.logprobs)
         assert torch.allclose(tempered, engine, atol=1e-4)
         assert not torch.allclose(plain, engine, atol=1e-2)
+
+
+def test_token_weights_scale_each_tokens_policy_gradient() -> None:
+    old, mask = torch.zeros(1, 2), torch.ones(1, 2)
+    lp = torch.full((1, 2), math.log(1.1), requires_grad=True)
+    grpo_loss(
+        lp, old, torch.tensor([1.0]), mask, kl_coef=0.0, token_weights=torch.tensor([[2.0, 0.5]])
+    ).loss.backward()
+    # inside the clip bound: -A * ratio * weight / tokens
+    assert lp.grad[0].tolist() == pytest.approx([-1.1 * 2.0 / 2, -1.1 * 0.5 / 2])
+
+
+def _tis_update(tis_cap: float, engine_shift: float) -> dict[str, float]:
+    """One GRPO update of a tiny model on 2 groups x 2 hand-made rows whose rollout logprobs are the model's
+    own shifted by ``engine_shift`` (the engine's numerics off by a constant factor)."""
+    from genenv_gym.agents.tiny_model import build_tiny
+    from genenv_gym.task import Task
+    from genenv_gym.train.config import AgentConfig
+    from genenv_gym.train.distributed import DistInfo
+    from genenv_gym.train.grpo_update import GRPOUpdater
+    from genenv_gym.train.master_weights import MasterWeightAdamW
+    from genenv_gym.train.rollout import Trajectory
+
+    model, tokenizer = build_tiny("qwen2", seed=3)
+    agent = AgentConfig(tis_cap=tis_cap, group_size=2, mini_batch_size=2, micro_batch_size=2, kl_coef=0.0)
+    optimizer = MasterWeightAdamW(model.parameters(), lr=1e-3)
+    cpu = torch.device("cpu")
+    updater = GRPOUpdater(model, optimizer, tokenizer.pad_token_id, cpu, agent, DistInfo())
+    generator = torch.Generator().manual_seed(4)
+    rows = []
+    for group in range(2):
+        for sample, (reply, reward) in enumerate([(3, 1.0), (5, 0.0)]):
+            ids = torch.randint(3, 400, (6 + reply,), generator=generator).tolist()
+            mask = [0] * 6 + [1] * reply
+            task = Task(id=f"t{group}", domain="digits", messages=[{"role": "user", "content": "x"}])
+            rows.append(Trajectory(task, group, sample, token_ids=ids, mask=mask, rewards=[reward]))
+    with torch.no_grad():
+        own = updater.policy_logprobs(model, updater.padded_ids(rows))
+    for i, t in enumerate(rows):
+        t.logprobs = [
+            float(v) + engine_shift * m for v, m in zip(own[i, : len(t.token_ids)], t.mask, strict=True)
+        ]
+    return updater.update(rows, None, np.random.default_rng(0))
+
+
+def test_truncated_importance_sampling_ratios_against_the_update_and_weights_by_the_capped_gap() -> None:
+    plain = _tis_update(0.0, 0.0)
+    assert plain["clip_fraction"] == 0.0 and plain["pg_loss"] != 0.0
+    # the engine gave every sampled token a third of the update's probability: without the correction every
+    # ratio is 3 and the positive-advantage tokens are clipped (no gradient)
+    off = _tis_update(0.0, -math.log(3.0))
+    assert off["clip_fraction"] > 0.0
+    # with it the ratio is taken against the update's own logprobs (1 before the step), and each token's
+    # weight is min(3, cap = 2)
+    on = _tis_update(2.0, -math.log(3.0))
+    assert on["clip_fraction"] == 0.0
+    assert on["tis_weight"] == pytest.approx(2.0) and on["tis_capped"] == 1.0
+    assert on["pg_loss"] == pytest.approx(2.0 * plain["pg_loss"], rel=1e-5)
+    # a gap below the cap is corrected exactly: weight 1.5, nothing capped
+    below = _tis_update(2.0, -math.log(1.5))
+    assert below["tis_weight"] == pytest.approx(1.5) and below["tis_capped"] == 0.0
+    assert below["pg_loss"] == pytest.approx(1.5 * plain["pg_loss"], rel=1e-5)
+    assert "tis_weight" not in plain
+
+
+def test_a_tis_cap_between_0_and_1_is_refused() -> None:
+    from genenv_gym.train.config import load_config
+
+    with pytest.raises(ValueError, match=r"agent.tis_cap must be 0 \(off\) or >= 1"):
+        load_config(None, ["agent.tis_cap=0.5"])

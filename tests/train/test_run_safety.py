@@ -28,19 +28,15 @@ def _rows(path: Path) -> list[dict]:
 WARM6 = ("warmstart.steps=6", "warmstart.final_lr_ratio=0.5")
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
-def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(
-    tmp_path: Path, monkeypatch, dtype: torch.dtype
-) -> None:
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(tmp_path: Path, dtype: str) -> None:
     """bfloat16 (the GPU's dtype, here on a CPU): at this learning rate most steps show only in the
     optimizer's float32 master weights, which the checkpoint must carry."""
-    import genenv_gym.train.build as build
+    common = (*WARM6, "warmstart.lr=1e-5", f"model.dtype={dtype}", "run.epochs=1")
+    Trainer(tiny_config(tmp_path / "straight", *common)).run()
 
-    monkeypatch.setattr(build, "_dtype", lambda spec: dtype)
-    Trainer(tiny_config(tmp_path / "straight", *WARM6, "warmstart.lr=1e-5", "run.epochs=1")).run()
-
-    trainer = Trainer(tiny_config(tmp_path / "split", *WARM6, "warmstart.lr=1e-5", "run.epochs=1"))
-    assert next(trainer.model.parameters()).dtype == dtype
+    trainer = Trainer(tiny_config(tmp_path / "split", *common))
+    assert next(trainer.model.parameters()).dtype == getattr(torch, dtype)
     import genenv_gym.train.loop as loop
 
     original = loop.sft_step
@@ -60,7 +56,7 @@ def test_a_stop_during_the_warm_start_resumes_to_the_uninterrupted_run(
     assert rows == [] and trainer.warmstart_step == 2
     assert (tmp_path / "split" / "checkpoint.pt").exists()
 
-    resumed = Trainer(tiny_config(tmp_path / "split", *WARM6, "warmstart.lr=1e-5", "run.epochs=1"))
+    resumed = Trainer(tiny_config(tmp_path / "split", *common))
     resumed.run(resume=True)
     assert resumed.warmstart_step == 6
     assert _rows(tmp_path / "split") == _rows(tmp_path / "straight")
@@ -186,12 +182,21 @@ def test_a_run_killed_during_its_first_checkpoint_write_resumes_from_the_beginni
         ("simulator.hidden_size=16", "simulator.hidden_size is set as simulator.model.hidden_size"),
         ("simulator.model.hidden_size=wide", "simulator.model.hidden_size expects an integer, got 'wide'"),
         ("simulator.model=tiny", "simulator.model is a section: set its keys"),
+        ("model.dtype=bf16", "model.dtype: unknown dtype 'bf16' (did you mean 'bfloat16'?)"),
+        ("simulator.model.dtype=fp16", "simulator.model.dtype: unknown dtype 'fp16'"),
     ],
 )
 def test_bad_overrides_name_the_key_and_the_expected_type(override: str, message: str) -> None:
     with pytest.raises(ValueError) as error:
         load_config(None, [override])
     assert str(error.value).startswith(message)
+
+
+def test_a_named_dtype_holds_on_a_cpu_and_auto_is_float32_there(tmp_path: Path) -> None:
+    bf16 = Trainer(tiny_config(tmp_path / "bf16", "model.dtype=bfloat16", "run.epochs=0"))
+    assert {p.dtype for p in bf16.model.parameters()} == {torch.bfloat16}
+    auto = Trainer(tiny_config(tmp_path / "auto", "run.epochs=0"))
+    assert {p.dtype for p in auto.model.parameters()} == {torch.float32}
 
 
 def test_yaml_values_of_the_wrong_type_name_the_key(tmp_path: Path) -> None:
