@@ -92,11 +92,16 @@ def load_model(source: ModelSource, dtype: Any = None, trust_remote_code: bool =
 
 
 def load_tokenizer(source: ModelSource, trust_remote_code: bool = False) -> Any:
-    """The tokenizer (with its chat template) stored with ``source``."""
+    """The tokenizer (with its chat template) stored with ``source``; one that names no padding token pads
+    with its end-of-sequence token (batched rollouts and updates pad; no real token attends to a pad).
+    transformers 5.17 reads SmolLM2's GGUF without a padding token, 5.25 with one."""
     from transformers import AutoTokenizer
 
     if source.gguf_file:
         require_extra("gguf", f"loading the GGUF file {source.gguf_file}")
-    return AutoTokenizer.from_pretrained(
+    tokenizer = AutoTokenizer.from_pretrained(
         source.location, trust_remote_code=trust_remote_code, **source.kwargs()
     )
+    if tokenizer.pad_token_id is None and tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer

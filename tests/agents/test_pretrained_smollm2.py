@@ -54,6 +54,21 @@ def test_model_sources_resolve_folders_gguf_files_and_packages(tmp_path):
         resolve_model_source(tmp_path / "missing.gguf")
 
 
+def test_a_tokenizer_that_names_no_pad_token_pads_with_its_eos(tmp_path):
+    """transformers 5.17 (the GPU machines') reads SmolLM2's GGUF without a pad token; the update pads."""
+    from genenv_gym.agents.pretrained import load_tokenizer
+    from genenv_gym.agents.tiny_model import build_tokenizer
+
+    tokenizer = build_tokenizer()
+    tokenizer.pad_token = None
+    tokenizer.save_pretrained(tmp_path)
+    loaded = load_tokenizer(ModelSource(str(tmp_path)))
+    assert loaded.pad_token_id is not None and loaded.pad_token == loaded.eos_token == "<|im_end|>"
+    kept = build_tokenizer()
+    kept.save_pretrained(tmp_path / "kept")
+    assert load_tokenizer(ModelSource(str(tmp_path / "kept"))).pad_token == "<|endoftext|>"
+
+
 def test_the_gguf_model_holds_ordinary_weights_that_the_trainer_trains(smollm2, tmp_path):
     """Loaded from its GGUF file, the model is dequantized and not flagged quantized: Hugging Face's
     Trainer (which TRL's GRPOTrainer is) refuses a quantized model, and saving writes ordinary weights."""
