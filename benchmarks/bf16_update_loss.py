@@ -5,6 +5,7 @@ for a random tiny one), takes ``--steps`` AdamW steps on the same language-model
 learning rate, and prints per optimizer:
 
 - the share of weights that differ from the start after the first step and after all steps;
+- the loss on the batch before the first step and after the last (the float32 run's on its own row);
 - how far the optimizer's own weights (plain AdamW: the model's; MasterWeightAdamW: its float32 masters,
   which the model holds rounded) moved, relative to a float32 run of the same steps from the same
   (bfloat16-rounded) start: ``|move - fp32 move| / |fp32 move|`` (0: every step kept; 1: none).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 import time
+from dataclasses import dataclass
 
 import torch
 
@@ -38,16 +40,33 @@ def weights(tensors: list[torch.Tensor]) -> torch.Tensor:
     return torch.cat([p.detach().float().flatten() for p in tensors])
 
 
-def run(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ids: torch.Tensor, steps: int) -> list:
-    """The model's flattened weights after each step, then the optimizer's."""
-    after = []
+@dataclass
+class Run:
+    """A run's model weights after its first and last step, its optimizer's weights, and its losses on the
+    batch before the first step and after the last."""
+
+    first: torch.Tensor
+    last: torch.Tensor
+    optimizer: torch.Tensor
+    loss_before: float
+    loss_after: float
+
+
+def run(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ids: torch.Tensor, steps: int) -> Run:
     model.train()
-    for _ in range(steps):
+    losses, first = [], None
+    for step in range(steps):
         optimizer.zero_grad(set_to_none=True)
-        model(input_ids=ids, labels=ids).loss.backward()
+        loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        losses.append(float(loss.detach()))
         optimizer.step()
-        after.append(weights(list(model.parameters())))
-    return [*after, weights(optimizer.param_groups[0]["params"])]
+        if step == 0:
+            first = weights(list(model.parameters()))
+    with torch.no_grad():
+        after = float(model(input_ids=ids, labels=ids).loss)
+    last = weights(list(model.parameters()))
+    return Run(first, last, weights(optimizer.param_groups[0]["params"]), losses[0], after)
 
 
 def main() -> None:
@@ -66,21 +85,30 @@ def main() -> None:
     start = start.to(torch.bfloat16)
     ids = tokenizer(TEXT, return_tensors="pt", padding=True).input_ids
     print(f"# {args.model}: {sum(p.numel() for p in start.parameters()):,} weights; {args.steps} steps")
-    print("| lr | optimizer | changed after step 1 | changed after all | lost vs float32 | seconds |")
-    print("|---:|---|---:|---:|---:|---:|")
+    print(
+        "| lr | optimizer | changed after step 1 | changed after all | lost vs float32 | loss before -> after"
+        " | seconds |"
+    )
+    print("|---:|---|---:|---:|---:|---|---:|")
     initial = weights(list(start.parameters()))
     for lr in args.lrs:
         reference = copy.deepcopy(start).float()
         fp32 = run(reference, torch.optim.AdamW(reference.parameters(), lr=lr), ids, args.steps)
-        target = fp32[-1] - initial
+        target = fp32.optimizer - initial
+        losses = f"{fp32.loss_before:.4f} -> {fp32.loss_after:.4f}"
+        print(f"| {lr:g} | AdamW, float32 model | - | - | 0 | {losses} | - |")
         for name, make in (("AdamW", torch.optim.AdamW), ("MasterWeightAdamW", MasterWeightAdamW)):
             model = copy.deepcopy(start)
             clock = time.perf_counter()
-            after = run(model, make(model.parameters(), lr=lr), ids, args.steps)
+            r = run(model, make(model.parameters(), lr=lr), ids, args.steps)
             seconds = time.perf_counter() - clock
-            first, last = (after[0] != initial).float().mean(), (after[-2] != initial).float().mean()
-            lost = ((after[-1] - initial) - target).norm() / target.norm()
-            print(f"| {lr:g} | {name} | {first:.2%} | {last:.2%} | {lost:.3f} | {seconds:.1f} |", flush=True)
+            first, last = (r.first != initial).float().mean(), (r.last != initial).float().mean()
+            lost = ((r.optimizer - initial) - target).norm() / target.norm()
+            print(
+                f"| {lr:g} | {name} | {first:.2%} | {last:.2%} | {lost:.3f}"
+                f" | {r.loss_before:.4f} -> {r.loss_after:.4f} | {seconds:.1f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 On a GPU the trainer holds the agent in bfloat16 (``model.dtype: auto``). bfloat16 keeps 8 significant
 bits, so an AdamW step of ``lr`` (about ``lr`` per weight) on a weight ``w`` is lost to rounding wherever
-``|w| > 256 lr``: one step at ``lr = 1e-5`` on SmolLM2-135M in bfloat16 changed 1.9% of its weights, at
-``5e-5`` 7.5% (``benchmarks/bf16_update_loss.py``). ``MasterWeightAdamW`` keeps a float32 copy of each
+``|w| > 256 lr``: one step at ``lr = 1e-5`` on SmolLM2-135M in bfloat16 changed 1.9% of its weights, and
+30 steps took its loss on one batch from 3.33 to 3.03 where the masters reach 0.76 and float32 0.32
+(``benchmarks/bf16_update_loss.py``). ``MasterWeightAdamW`` keeps a float32 copy of each
 low-precision weight, applies AdamW to the copy (the gradient cast to float32) and writes the copy back
 rounded, so small steps accumulate in the copy until they show in the model. float32 weights are stepped
 in place: for a float32 model it is AdamW itself, step for step.
