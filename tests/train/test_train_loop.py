@@ -201,3 +201,10 @@ def test_skill_probe_fills_the_tracker_before_the_first_epoch(tmp_path: Path) ->
     assert trainer.skill.attempts == pytest.approx([1.95] * 15)  # 2 attempts per level (decay 0.95)
     with pytest.raises(ValueError, match="skill_probe_tasks"):
         tiny_config(tmp_path, "run.skill_probe_tasks=-1")
+
+
+def test_a_float32_run_with_truncated_importance_sampling_logs_weights_of_one(tmp_path: Path) -> None:
+    """In float32 the rollout engine and the update agree to rounding: every weight is 1, none is capped."""
+    rows = Trainer(tiny_config(tmp_path, "agent.tis_cap=2", "run.epochs=1")).run()
+    assert rows[-1]["tis_weight"] == pytest.approx(1.0, abs=1e-4)
+    assert rows[-1]["tis_capped"] == 0.0
