@@ -17,17 +17,12 @@ hide)
         exit 1
     fi
     git rm -r -q --cached "${paths[@]}"
-    for p in "${paths[@]}"; do printf '/%s/\n%s\n' "$p" "$mark"; done >>"$exclude"
+    { echo "$mark"; printf '/%s/\n' "${paths[@]}"; } >>"$exclude"
     ;;
 restore)
-    # each hidden path's line is followed by the mark: drop both
-    python3 - "$exclude" "$mark" <<'EOF'
-import sys
-path, mark = sys.argv[1], sys.argv[2]
-lines = open(path).read().splitlines()
-keep = [l for i, l in enumerate(lines) if l != mark and not (i + 1 < len(lines) and lines[i + 1] == mark)]
-open(path, "w").write("".join(f"{l}\n" for l in keep))
-EOF
+    # the mark and the hidden paths' lines go; any other line of the file stays
+    grep -vxF -e "$mark" $(printf -- "-e /%s/ " "${paths[@]}") "$exclude" >"$exclude.tmp" || true
+    mv "$exclude.tmp" "$exclude"
     git reset -q -- "${paths[@]}"
     ;;
 *)

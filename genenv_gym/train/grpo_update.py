@@ -7,6 +7,7 @@ from contextlib import nullcontext
 
 import numpy as np
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
 from genenv_gym.train.config import AgentConfig
 from genenv_gym.train.distributed import DistInfo, all_reduce, wrap_agent
@@ -141,7 +142,7 @@ class GRPOUpdater:
         old = pad_right([t.logprobs for t in rows], 0.0, torch.float32).to(dev)
         weights = None
         if recomputed is not None:
-            rollout, old = old, pad_right([r.tolist() for r in recomputed], 0.0, torch.float32).to(dev)
+            rollout, old = old, pad_sequence(recomputed, batch_first=True).to(dev)
             weights = torch.exp(old - rollout).clamp(max=a.tis_cap)
         ref = None
         if reference is not None and a.kl_coef > 0:

@@ -415,7 +415,7 @@ class Trainer:
             for t in self.base_tasks
         ]
         if self.warm_optimizer is None:
-            self.warm_optimizer = MasterWeightAdamW(self.model.parameters(), lr=w.lr)
+            self.warm_optimizer = self.make_warm_optimizer()
         self.model.train()
         todo = range(self.warmstart_step, w.steps)
         for _ in progress(todo, total=len(todo), desc="warm start", enabled=self.cfg.run.progress):
@@ -430,6 +430,10 @@ class Trainer:
             self.warmstart_recent = [*self.warmstart_recent, self.warmstart_loss][-STOP_WINDOW:]
         self.model.eval()
         return {"warmstart_loss": self.warmstart_loss, "warmstart_steps": self.warmstart_step}
+
+    def make_warm_optimizer(self) -> MasterWeightAdamW:
+        """The warm start's optimizer (its own: the GRPO optimizer's moments start after the warm start)."""
+        return MasterWeightAdamW(self.model.parameters(), lr=self.cfg.warmstart.lr)
 
     def _reached_stop_loss(self) -> bool:
         """Whether the mean loss of the last ``STOP_WINDOW`` warm-start steps is at most ``stop_loss``."""

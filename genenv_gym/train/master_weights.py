@@ -49,9 +49,8 @@ class MasterWeightAdamW(torch.optim.AdamW):
         masters = self._masters()
         for i in self.low_precision:
             param, master = self.model_params[i], masters[i]
-            changed = master.to(param.dtype) != param
-            if changed.any():
-                master[changed] = param[changed].float()
+            # elementwise, without a host sync: where the model no longer holds the master rounded, take its
+            master.copy_(torch.where(master.to(param.dtype) == param, master, param.float()))
             master.grad = None if param.grad is None else param.grad.float()
         loss = super().step()
         for i in self.low_precision:

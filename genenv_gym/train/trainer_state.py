@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from genenv_gym.train.master_weights import MasterWeightAdamW
-
 if TYPE_CHECKING:
     from genenv_gym.train.loop import Trainer
 
@@ -60,7 +58,7 @@ def restore_trainer_state(trainer: Trainer, state: dict[str, Any]) -> None:
     trainer.warmstart_loss = state.get("warmstart_loss", 0.0)
     trainer.warmstart_recent = list(state.get("warmstart_recent", []))
     if state.get("warm_optimizer") is not None:
-        trainer.warm_optimizer = MasterWeightAdamW(trainer.model.parameters(), lr=trainer.cfg.warmstart.lr)
+        trainer.warm_optimizer = trainer.make_warm_optimizer()
         trainer.warm_optimizer.load_state_dict(state["warm_optimizer"])
     if state["reference"] is not None:
         trainer.reference = copy.deepcopy(trainer.model).eval()
